@@ -1,0 +1,50 @@
+# Talia: `make run` sets up and serves the embedded mode; `make test` runs the test suite.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run setup install demo test lint typecheck bench clean messages
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $@
+
+install: $(VENV)/.installed
+
+setup: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	$(BIN)/python manage.py demo_load
+
+run: setup
+	@echo "Talia is at http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
+	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+test: install
+	$(BIN)/python -m playwright --version >/dev/null
+	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+typecheck: install
+	$(BIN)/mypy
+
+bench: install
+	$(BIN)/python bench/bench_planes.py
+	$(BIN)/python bench/bench_sqlite.py
+
+messages: install
+	$(BIN)/python manage.py makemessages -l pl --ignore=.venv --ignore=var
+	$(BIN)/python manage.py compilemessages --ignore=.venv
+
+clean:
+	rm -rf var $(VENV)

@@ -1,0 +1,31 @@
+"""Talia's URLs: site pages, the admin, the versioned API and its docs."""
+
+from django.conf import settings
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path, re_path
+from django.views.i18n import JavaScriptCatalog
+
+from content import views as content_views
+from lms import views as lms_views
+
+admin.site.site_header = "Talia"
+admin.site.site_title = "Talia"
+admin.site.index_title = "Talia"
+
+urlpatterns = [
+    path("", lms_views.home, name="home"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
+    path("healthz", lms_views.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("api/", include("config.api_urls")),
+    path("content/", include("content.urls")),
+]
+
+if settings.SERVE_MEDIA:
+    urlpatterns += [
+        re_path(r"^media/(?P<path>.*)$", content_views.media_serve, name="media"),
+    ]

@@ -1,0 +1,521 @@
+"""The authoring admin: what curators and teachers use every day.
+
+Per-object rules come from ``content/permissions.py``; writes that are more than
+a form save (bulk publish, adding to a set) go through ``content/services.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adminsortable2.admin import SortableAdminBase, SortableTabularInline
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.db.models import Count, QuerySet
+from django.forms.models import BaseInlineFormSet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from . import services
+from .answers import AnswerError, answer_format, answer_parse
+from .decks import deck_options
+from .models import (
+    SLOTS,
+    ActivityCard,
+    ActivityTerm,
+    Collection,
+    ImportJob,
+    KnowledgeQuestion,
+    Period,
+    Status,
+    Symbol,
+    SymbolSet,
+    SymbolSetMember,
+    Tag,
+    Theme,
+)
+from .permissions import can_change, can_delete, content_editable_by, content_visible_to
+
+
+class AuthoredAdmin(admin.ModelAdmin):
+    """Row-level rules for owned content: see shared and own rows, change own and granted."""
+
+    readonly_fields: tuple[str, ...] = ("created", "updated")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        return content_visible_to(request.user, super().get_queryset(request))
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if not super().has_change_permission(request, obj):
+            return False
+        return obj is None or can_change(request.user, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if not super().has_delete_permission(request, obj):
+            return False
+        return obj is None or can_delete(request.user, obj)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        fields = tuple(super().get_readonly_fields(request, obj))
+        if not request.user.is_admin:
+            fields += ("owner",)
+        return fields
+
+    def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "editors":
+            from lms.models import Role, User
+
+            kwargs["queryset"] = User.objects.filter(
+                role__in=[Role.TEACHER, Role.ADMIN], is_active=True
+            ).exclude(pk=request.user.pk)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        if not change and obj.owner_id is None and not request.user.is_admin:
+            obj.owner = request.user
+        super().save_model(request, obj, form, change)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        # Bulk delete only touches what this user may delete.
+        allowed = [obj.pk for obj in queryset if can_delete(request.user, obj)]
+        super().delete_queryset(request, queryset.filter(pk__in=allowed))
+
+    @admin.action(description=_("Publish the selected items"), permissions=["change"])
+    def publish(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        changed, skipped = services.content_set_status(
+            user=request.user, queryset=queryset, status=Status.PUBLISHED
+        )
+        self._report_status(request, changed, skipped, _("published"))
+
+    @admin.action(description=_("Make the selected items drafts"), permissions=["change"])
+    def unpublish(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        changed, skipped = services.content_set_status(
+            user=request.user, queryset=queryset, status=Status.DRAFT
+        )
+        self._report_status(request, changed, skipped, _("made drafts"))
+
+    def _report_status(self, request: HttpRequest, changed: int, skipped: int, what: Any) -> None:
+        self.message_user(
+            request, ngettext("%(n)d item %(what)s.", "%(n)d items %(what)s.", changed)
+            % {"n": changed, "what": what}, messages.SUCCESS,
+        )
+        if skipped:
+            self.message_user(
+                request,
+                ngettext(
+                    "%(n)d item was left alone: you may not change it.",
+                    "%(n)d items were left alone: you may not change them.", skipped,
+                ) % {"n": skipped},
+                messages.WARNING,
+            )
+
+
+# --- Reference data: periods, themes, collections, tags -------------------------------------
+
+
+@admin.register(Period)
+class PeriodAdmin(admin.ModelAdmin):
+    list_display = ("name", "years", "colour_swatch", "position")
+    list_editable = ("position",)
+    search_fields = ("name", "slug")
+    prepopulated_fields = {"slug": ("name",)}
+
+    @admin.display(description=_("colour"))
+    def colour_swatch(self, obj: Period) -> str:
+        return format_html(
+            '<span class="talia-swatch" style="background:{}" aria-hidden="true"></span> {}',
+            obj.colour, obj.colour,
+        )
+
+
+@admin.register(Theme)
+class ThemeAdmin(admin.ModelAdmin):
+    list_display = ("name", "slug", "symbol_count")
+    search_fields = ("name", "slug", "description")
+    prepopulated_fields = {"slug": ("name",)}
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        return super().get_queryset(request).annotate(n_symbols=Count("symbols"))
+
+    @admin.display(description=_("symbols"), ordering="n_symbols")
+    def symbol_count(self, obj: Any) -> int:
+        return obj.n_symbols
+
+
+@admin.register(Collection)
+class CollectionAdmin(admin.ModelAdmin):
+    list_display = ("name", "slug", "symbol_count")
+    search_fields = ("name", "slug")
+    prepopulated_fields = {"slug": ("name",)}
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        return super().get_queryset(request).annotate(n_symbols=Count("symbols"))
+
+    @admin.display(description=_("symbols"), ordering="n_symbols")
+    def symbol_count(self, obj: Any) -> int:
+        return obj.n_symbols
+
+
+@admin.register(Tag)
+class TagAdmin(admin.ModelAdmin):
+    search_fields = ("slug",)
+
+
+# --- Symbols ----------------------------------------------------------------------------------
+
+
+class SymbolForm(forms.ModelForm):
+    class Meta:
+        model = Symbol
+        fields = "__all__"
+        widgets = {
+            "periods": forms.CheckboxSelectMultiple,
+            "alternative_names": forms.Textarea(attrs={"rows": 3}),
+            "description": forms.Textarea(attrs={"rows": 2}),
+        }
+
+    def clean_picture(self) -> Any:
+        picture = self.cleaned_data.get("picture")
+        if picture and not getattr(picture, "_committed", False):
+            try:
+                return services.picture_file(picture.read(), picture.name)
+            except services.PictureError as error:
+                raise ValidationError(str(error)) from error
+        return picture
+
+
+class SymbolSetFilter(admin.SimpleListFilter):
+    title = _("symbol set")
+    parameter_name = "set"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[Any, str]]:
+        sets = content_visible_to(request.user, SymbolSet.objects.all())
+        return [(s.pk, s.name) for s in sets]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value():
+            return queryset.filter(memberships__symbol_set_id=self.value())
+        return queryset
+
+
+class AddToSetForm(forms.Form):
+    symbol_set = forms.ModelChoiceField(queryset=SymbolSet.objects.none(), label=_("Symbol set"))
+
+
+@admin.register(Symbol)
+class SymbolAdmin(AuthoredAdmin):
+    form = SymbolForm
+    list_display = ("thumbnail", "code", "name", "collection", "period_list", "status", "owner")
+    list_display_links = ("code", "name")
+    list_filter = ("status", "periods", "themes", SymbolSetFilter, "collection", "language")
+    search_fields = ("name", "alternative_names", "description", "outline", "=number")
+    list_select_related = ("collection", "owner")
+    filter_horizontal = ("themes", "editors")
+    actions = ["publish", "unpublish", "add_to_set"]
+    list_per_page = 50
+    readonly_fields = ("picture_preview", "created", "updated")
+    fieldsets = (
+        (None, {"fields": ("collection", "number", "name", "alternative_names", "status", "language")}),
+        (_("Cards"), {"fields": ("picture", "picture_preview", "description", "outline", "portal_url")}),
+        (_("Chronological marking and themes"), {"fields": ("periods", "themes")}),
+        (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),
+    )
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        return super().get_queryset(request).prefetch_related("periods")
+
+    @admin.display(description=_("picture"))
+    def thumbnail(self, obj: Symbol) -> str:
+        if not obj.picture:
+            return "—"
+        return format_html(
+            '<img src="{}" alt="{}" class="talia-thumb" width="48" height="48" loading="lazy">',
+            obj.picture.url, obj.name,
+        )
+
+    @admin.display(description=_("preview"))
+    def picture_preview(self, obj: Symbol) -> str:
+        if not obj.picture:
+            return "—"
+        return format_html(
+            '<img src="{}" alt="{}" width="160" height="160" style="object-fit:contain">',
+            obj.picture.url, obj.name,
+        )
+
+    @admin.display(description=_("number"), ordering="number")
+    def code(self, obj: Symbol) -> str:
+        return obj.code
+
+    @admin.display(description=_("periods"))
+    def period_list(self, obj: Symbol) -> str:
+        return format_html_join(
+            " ", '<span class="talia-period" style="border-color:{}">{}</span>',
+            ((p.colour, p.name) for p in obj.periods.all()),
+        )
+
+    @admin.action(description=_("Add the selected symbols to a symbol set"), permissions=["change"])
+    def add_to_set(self, request: HttpRequest, queryset: QuerySet[Any]) -> HttpResponse | None:
+        editable = content_editable_by(request.user, SymbolSet.objects.all())
+        form = AddToSetForm(request.POST if "apply" in request.POST else None)
+        form.fields["symbol_set"].queryset = editable
+        if form.is_valid():
+            added = services.symbol_set_add(
+                user=request.user, symbol_set=form.cleaned_data["symbol_set"],
+                symbols=list(queryset),
+            )
+            self.message_user(
+                request,
+                ngettext("%(n)d symbol added to %(set)s.", "%(n)d symbols added to %(set)s.", added)
+                % {"n": added, "set": form.cleaned_data["symbol_set"]},
+                messages.SUCCESS,
+            )
+            return None
+        if not editable.exists():
+            self.message_user(
+                request, _("You have no symbol set you may change. Create one first."),
+                messages.WARNING,
+            )
+            return None
+        return TemplateResponse(
+            request, "admin/content/symbol/add_to_set.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": _("Add symbols to a symbol set"),
+                "form": form, "symbols": queryset, "opts": self.model._meta,
+                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            },
+        )
+
+
+# --- Symbol sets -----------------------------------------------------------------------------
+
+
+class SymbolSetMemberInline(SortableTabularInline):
+    model = SymbolSetMember
+    extra = 0
+    autocomplete_fields = ("symbol",)
+    fields = ("symbol",)
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "symbol":
+            kwargs["queryset"] = content_visible_to(request.user, Symbol.objects.all())
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return obj is None or can_change(request.user, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return obj is None or can_change(request.user, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return obj is None or can_change(request.user, obj)
+
+
+@admin.register(SymbolSet)
+class SymbolSetAdmin(SortableAdminBase, AuthoredAdmin):
+    list_display = ("name", "size", "decks_summary", "visibility", "owner")
+    list_filter = ("visibility",)
+    search_fields = ("name", "slug", "description")
+    prepopulated_fields = {"slug": ("name",)}
+    inlines = [SymbolSetMemberInline]
+    filter_horizontal = ("editors",)
+    readonly_fields = ("decks", "created", "updated")
+    fieldsets = (
+        (None, {"fields": ("name", "slug", "description", "visibility")}),
+        (_("ZnajZnak decks"), {"fields": ("decks",)}),
+        (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),
+    )
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        return super().get_queryset(request).annotate(n_members=Count("members", distinct=True))
+
+    @admin.display(description=_("symbols"), ordering="n_members")
+    def size(self, obj: Any) -> int:
+        return obj.n_members
+
+    @admin.display(description=_("decks it can make"))
+    def decks_summary(self, obj: Any) -> str:
+        options = deck_options(obj.n_members)
+        return options[0].describe() if options else _("too few symbols for a deck")
+
+    @admin.display(description=_("decks it can make"))
+    def decks(self, obj: SymbolSet) -> str:
+        if obj.pk is None:
+            return _("Save the set to see which decks it can make.")
+        options = deck_options(obj.members.count())
+        if not options:
+            return _("A ZnajZnak deck needs at least 7 symbols (order 2).")
+        return format_html(
+            "<ul>{}</ul>", format_html_join("", "<li>{}</li>", ((o.describe(),) for o in options))
+        )
+
+
+# --- Activity cards --------------------------------------------------------------------------
+
+
+class ActivityTermFormSet(BaseInlineFormSet):
+    """A card has exactly six slots, A–F, each once (Activity rulebook, Play)."""
+
+    def clean(self) -> None:
+        super().clean()
+        slots = []
+        for form in self.forms:
+            if not hasattr(form, "cleaned_data") or not form.cleaned_data:
+                continue
+            if form.cleaned_data.get("DELETE"):
+                continue
+            slots.append(form.cleaned_data.get("slot"))
+        missing = [s for s in SLOTS if s not in slots]
+        doubled = sorted({s for s in slots if slots.count(s) > 1})
+        if doubled:
+            raise ValidationError(
+                _("Each slot appears once; %(slots)s appear more than once.")
+                % {"slots": ", ".join(doubled)}
+            )
+        if missing:
+            raise ValidationError(
+                _("A card has six terms, A to F; fill in %(slots)s.") % {"slots": ", ".join(missing)}
+            )
+
+
+class ActivityTermInline(admin.TabularInline):
+    model = ActivityTerm
+    formset = ActivityTermFormSet
+    fields = ("slot", "kind", "text", "points")
+    min_num = 6
+    max_num = 6
+    extra = 0
+    can_delete = False
+
+    def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
+        formset = super().get_formset(request, obj, **kwargs)
+        if obj is None:
+            # A new card starts with its six slots laid out.
+            initial = [{"slot": slot} for slot in SLOTS]
+
+            class WithSlots(formset):  # type: ignore[misc, valid-type]
+                def __init__(self, *args: Any, **kw: Any) -> None:
+                    kw.setdefault("initial", initial)
+                    super().__init__(*args, **kw)
+
+            return WithSlots
+        return formset
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return obj is None or can_change(request.user, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return obj is None or can_change(request.user, obj)
+
+
+@admin.register(ActivityCard)
+class ActivityCardAdmin(AuthoredAdmin):
+    list_display = ("__str__", "term_summary", "language", "status", "owner")
+    list_filter = ("status", "language", "tags")
+    search_fields = ("title", "terms__text")
+    filter_horizontal = ("tags", "editors")
+    inlines = [ActivityTermInline]
+    actions = ["publish", "unpublish"]
+    fieldsets = (
+        (None, {"fields": ("title", "language", "status", "tags")}),
+        (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),
+    )
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        return super().get_queryset(request).prefetch_related("terms")
+
+    @admin.display(description=_("terms"))
+    def term_summary(self, obj: ActivityCard) -> str:
+        return format_html_join(
+            " · ", "<b>{}</b> {}", ((t.slot, _term_label(t)) for t in obj.terms.all())
+        )
+
+
+def _term_label(term: ActivityTerm) -> str:
+    if term.kind == ActivityTerm.Kind.TERM:
+        return f"{term.text} ({term.points})"
+    return f"{term.get_kind_display().upper()}: {term.text}"
+
+
+# --- Knowledge? questions --------------------------------------------------------------------
+
+
+class KnowledgeQuestionForm(forms.ModelForm):
+    answer = forms.CharField(
+        label=_("answer"),
+        help_text=_(
+            "Number card: 0–5. Letter card: one or more of A–E (C/D). "
+            "Colour card: one or more of red, yellow, green, blue, white (blue/white). "
+            "Several options mean the nearest available of these."
+        ),
+    )
+
+    class Meta:
+        model = KnowledgeQuestion
+        fields = "__all__"
+        widgets = {"front": forms.Textarea(attrs={"rows": 3}), "back": forms.Textarea(attrs={"rows": 4})}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk and not self.is_bound:
+            self.initial["answer"] = answer_format(self.instance.category, self.instance.answer)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        category, text = data.get("category"), self.data.get(self.add_prefix("answer"), "")
+        if category:
+            try:
+                data["answer"] = answer_parse(category, text)
+            except AnswerError as error:
+                self.add_error("answer", str(error))
+        return data
+
+
+@admin.register(KnowledgeQuestion)
+class KnowledgeQuestionAdmin(AuthoredAdmin):
+    form = KnowledgeQuestionForm
+    list_display = ("front_short", "category", "answer_shown", "language", "status", "owner")
+    list_filter = ("category", "status", "language", "tags")
+    search_fields = ("front", "back", "source")
+    filter_horizontal = ("tags", "editors")
+    actions = ["publish", "unpublish"]
+    fieldsets = (
+        (None, {"fields": ("category", "front", "back", "answer", "source", "language", "status", "tags")}),
+        (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),
+    )
+
+    @admin.display(description=_("question"), ordering="front")
+    def front_short(self, obj: KnowledgeQuestion) -> str:
+        return obj.front if len(obj.front) <= 90 else obj.front[:88] + "…"
+
+    @admin.display(description=_("answer"))
+    def answer_shown(self, obj: KnowledgeQuestion) -> str:
+        return obj.answer_display
+
+
+# --- Imports ---------------------------------------------------------------------------------
+
+
+@admin.register(ImportJob)
+class ImportJobAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "kind", "state", "progress", "total_rows", "user")
+    list_filter = ("kind", "state")
+    readonly_fields = [f.name for f in ImportJob._meta.fields]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        queryset = super().get_queryset(request)
+        return queryset if request.user.is_admin else queryset.filter(user=request.user)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def response_change(self, request: HttpRequest, obj: ImportJob) -> HttpResponse:
+        return HttpResponseRedirect(reverse("content:import_detail", args=[obj.pk]))

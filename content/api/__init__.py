@@ -1,0 +1,1 @@
+"""The content API, version 1."""

@@ -1,0 +1,172 @@
+"""Load the demo content and the demo users; safe to run again (nothing is duplicated)."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.db import transaction
+
+from lms.models import Role, User
+from lms.services import user_create
+
+from ..models import (
+    ActivityCard,
+    ActivityTerm,
+    Collection,
+    KnowledgeQuestion,
+    Period,
+    Status,
+    Symbol,
+    SymbolSet,
+    SymbolSetMember,
+    Tag,
+    Theme,
+    Visibility,
+)
+from .placeholders import placeholder_svg
+
+DATA = Path(__file__).parent / "data"
+PORTAL_URL = "https://polska1918-89.pl/"
+
+THEMES = {
+    "ludzie": ("Ludzie", "Postacie historyczne."),
+    "panstwo": ("Państwo", "Symbole i instytucje państwa."),
+    "wojsko": ("Wojsko", "Wojsko i walka zbrojna."),
+    "ii-wojna": ("Symbole II wojny światowej", "Symbole związane z II wojną światową."),
+    "wydarzenia-prl": ("Wydarzenia w PRL", "Wydarzenia z lat 1944/45–1989."),
+    "opozycja": ("Opozycja", "Opór wobec komunizmu i opozycja demokratyczna."),
+    "kultura": ("Kultura i codzienność", "Kultura, sport i życie codzienne."),
+    "gospodarka": ("Gospodarka", "Gospodarka, przemysł i technika."),
+    "miejsca": ("Miejsca", "Miejsca i pomniki."),
+}
+COLLECTION = ("znajznak-1918-1989", "ZnajZnak 1918–1989 (demo)")
+DEMO_SET = ("znajznak-demo-57", "ZnajZnak: 57 symboli (demo)")
+USERS = [
+    ("nauczyciel", Role.TEACHER, "Anna", "Nowak"),
+    ("uczen1", Role.STUDENT, "Jan", "Kowalski"),
+    ("uczen2", Role.STUDENT, "Maria", "Wiśniewska"),
+]
+
+
+@dataclass(frozen=True)
+class DemoLogin:
+    username: str
+    password: str
+    role: str
+
+
+def _read(name: str) -> list[dict[str, Any]]:
+    return json.loads((DATA / name).read_text(encoding="utf-8"))
+
+
+def _demo_password(username: str) -> str:
+    """A random password per demo user, kept in var/ so it is the same every run."""
+    path = Path(settings.VAR_DIR) / "demo-logins.json"
+    known = json.loads(path.read_text()) if path.exists() else {}
+    if username not in known:
+        known[username] = secrets.token_urlsafe(8)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(known, indent=2))
+        path.chmod(0o600)
+    return known[username]
+
+
+def demo_users() -> list[DemoLogin]:
+    logins = []
+    for username, role, first, last in USERS:
+        password = _demo_password(username)
+        user = User.objects.filter(username=username).first()
+        if user is None:
+            user_create(username=username, password=password, role=role,
+                        first_name=first, last_name=last)
+        elif not user.check_password(password):
+            user.set_password(password)
+            user.save(update_fields=["password"])
+        logins.append(DemoLogin(username, password, role))
+    return logins
+
+
+def _tags(slugs: list[str]) -> list[Tag]:
+    return [Tag.objects.get_or_create(slug=slug)[0] for slug in slugs]
+
+
+@transaction.atomic
+def demo_content(owner: User | None = None) -> dict[str, int]:
+    """Themes, the demo collection and its symbols with placeholder pictures, a 57-symbol
+    set, Activity cards and Knowledge? questions, all published."""
+    for slug, (name, description) in THEMES.items():
+        Theme.objects.get_or_create(slug=slug, defaults={"name": name, "description": description})
+    collection, _ = Collection.objects.get_or_create(
+        slug=COLLECTION[0], defaults={"name": COLLECTION[1],
+                                      "description": "Demo content written for Talia."})
+    periods = {p.slug: p for p in Period.objects.all()}
+    themes = {t.slug: t for t in Theme.objects.all()}
+
+    symbols = []
+    for row in _read("symbols.json"):
+        symbol, created = Symbol.objects.get_or_create(
+            collection=collection, number=row["number"],
+            defaults={
+                "name": row["name"],
+                "alternative_names": "\n".join(row.get("alternative_names", [])),
+                "description": row["description"],
+                "outline": row.get("outline", ""),
+                "portal_url": PORTAL_URL,
+                "language": "pl",
+                "status": Status.PUBLISHED,
+                "owner": owner,
+            },
+        )
+        if created:
+            symbol.periods.set([periods[slug] for slug in row["periods"]])
+            symbol.themes.set([themes[slug] for slug in row["themes"]])
+            svg = placeholder_svg(row["number"], row["name"])
+            symbol.picture.save(f"{row['number']:03d}-placeholder.svg", ContentFile(svg))
+        symbols.append(symbol)
+
+    symbol_set, created = SymbolSet.objects.get_or_create(
+        slug=DEMO_SET[0],
+        defaults={"name": DEMO_SET[1], "owner": owner, "visibility": Visibility.SHARED,
+                  "description": "The first 57 demo symbols: a ZnajZnak deck of order 7."},
+    )
+    if created:
+        SymbolSetMember.objects.bulk_create(
+            SymbolSetMember(symbol_set=symbol_set, symbol=symbol, position=i)
+            for i, symbol in enumerate(symbols[:57], start=1)
+        )
+
+    if not ActivityCard.objects.exists():
+        for row in _read("activity_cards.json"):
+            card = ActivityCard.objects.create(
+                language=row.get("language", "pl"), status=Status.PUBLISHED, owner=owner
+            )
+            card.tags.set(_tags(row.get("tags", [])))
+            ActivityTerm.objects.bulk_create(
+                ActivityTerm(card=card, slot=s["slot"], kind=s["kind"], text=s["text"],
+                             points=s.get("points"))
+                for s in row["slots"]
+            )
+
+    if not KnowledgeQuestion.objects.exists():
+        for row in _read("knowledge_questions.json"):
+            question = KnowledgeQuestion(
+                category=row["category"], front=row["front"], back=row["back"],
+                answer=row["answer"], source=row.get("source", ""),
+                language=row.get("language", "pl"), status=Status.PUBLISHED, owner=owner,
+            )
+            question.full_clean(exclude=["owner"])
+            question.save()
+            question.tags.set(_tags(row.get("tags", [])))
+
+    return {
+        "symbols": Symbol.objects.count(),
+        "symbol_sets": SymbolSet.objects.count(),
+        "activity_cards": ActivityCard.objects.count(),
+        "knowledge_questions": KnowledgeQuestion.objects.count(),
+    }

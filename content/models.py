@@ -1,0 +1,446 @@
+"""Game content authored by curators and teachers.
+
+Names follow the rulebooks (``../shared/rules/``): a ZnajZnak ``Symbol`` has a
+picture, a name in bold, an explanatory description, a short historical outline,
+a three-digit number and its chronological marking (``Period``); an
+``ActivityCard`` carries six ``ActivityTerm`` slots A–F; a ``KnowledgeQuestion``
+is a quiz card with a category, a front, a back and the answer that moves a marker.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from .answers import AnswerError, answer_format, answer_validate
+from .validators import validate_picture_file
+
+LANGUAGES = [("pl", _("Polish")), ("en", _("English")), ("cs", _("Czech")), ("de", _("German"))]
+HEX_COLOUR = RegexValidator(r"^#[0-9a-fA-F]{6}$", _("Enter a colour as #rrggbb, e.g. #c8102e."))
+
+
+class Status(models.TextChoices):
+    DRAFT = "draft", _("Draft")
+    PUBLISHED = "published", _("Published")
+
+
+class AuthoredContent(models.Model):
+    """Owned content: its owner and the editors they grant may change it.
+
+    Published content is visible to every teacher (a shared library); drafts only to
+    the owner, the editors and admins. Rules in ``content/permissions.py``.
+    """
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("owner"), on_delete=models.PROTECT,
+        related_name="+", null=True, blank=True,
+        help_text=_("Who authored this. Leave empty for content of the shared library."),
+    )
+    editors = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, verbose_name=_("editors"), related_name="+", blank=True,
+        help_text=_("Teachers granted the right to edit this besides its owner."),
+    )
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    updated = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class Period(models.Model):
+    """A chronological marking: II RP, II wojna światowa, PRL (the three period fields)."""
+
+    slug = models.SlugField(_("key"), unique=True)
+    name = models.CharField(_("name"), max_length=80)
+    start_year = models.PositiveSmallIntegerField(_("start year"))
+    end_year = models.PositiveSmallIntegerField(_("end year"))
+    label = models.CharField(
+        _("years as printed"), max_length=40, blank=True,
+        help_text=_("How the years are printed, e.g. 1944/45–1989. Empty: start–end."),
+    )
+    colour = models.CharField(_("colour"), max_length=7, validators=[HEX_COLOUR])
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+
+    class Meta:
+        ordering = ["position", "start_year"]
+        verbose_name = _("period")
+        verbose_name_plural = _("periods")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(start_year__lte=models.F("end_year")),
+                name="period_years_in_order",
+                violation_error_message=_("The start year must not be after the end year."),
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.years})"
+
+    @property
+    def years(self) -> str:
+        return self.label or f"{self.start_year}–{self.end_year}"
+
+
+class Theme(models.Model):
+    """A key for grouping symbols: people, WWII symbols, PRL events ("Connect the symbols")."""
+
+    slug = models.SlugField(_("key"), unique=True)
+    name = models.CharField(_("name"), max_length=80)
+    description = models.TextField(_("description"), blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("theme")
+        verbose_name_plural = _("themes")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Tag(models.Model):
+    """A free label for Activity cards and Knowledge? questions (filters, decks, quizzes)."""
+
+    slug = models.SlugField(_("tag"), unique=True)
+
+    class Meta:
+        ordering = ["slug"]
+        verbose_name = _("tag")
+        verbose_name_plural = _("tags")
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class Collection(models.Model):
+    """An edition of symbols such as "ZnajZnak 1918–1989"; symbol numbers are unique within it."""
+
+    slug = models.SlugField(_("key"), unique=True)
+    name = models.CharField(_("name"), max_length=120)
+    description = models.TextField(_("description"), blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("collection")
+        verbose_name_plural = _("collections")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def symbol_picture_path(instance: Symbol, filename: str) -> str:
+    return f"symbols/{instance.collection.slug}/{filename}"
+
+
+class Symbol(AuthoredContent):
+    """A ZnajZnak symbol, as on the game card's back and the auxiliary card."""
+
+    collection = models.ForeignKey(
+        Collection, verbose_name=_("collection"), on_delete=models.PROTECT, related_name="symbols"
+    )
+    number = models.PositiveSmallIntegerField(
+        _("number"), validators=[MinValueValidator(1), MaxValueValidator(999)],
+        help_text=_("Printed with three digits (002); unique within the collection."),
+    )
+    name = models.CharField(_("name"), max_length=120, help_text=_("Printed in bold."))
+    alternative_names = models.TextField(
+        _("accepted alternative names"), blank=True,
+        help_text=_("One per line. A typed answer matching any of them counts as right."),
+    )
+    description = models.TextField(
+        _("explanatory description"), max_length=400,
+        help_text=_("Printed after the name on the game card's back; one sentence."),
+    )
+    outline = models.TextField(
+        _("short historical outline"), max_length=1500, blank=True,
+        help_text=_("Printed on the auxiliary card's back."),
+    )
+    picture = models.FileField(
+        _("picture"), upload_to=symbol_picture_path, blank=True,
+        validators=[validate_picture_file],
+        help_text=_("PNG, JPEG, WebP or SVG; at most 5 MB. SVGs are cleaned of scripts."),
+    )
+    periods = models.ManyToManyField(Period, verbose_name=_("periods"), related_name="symbols")
+    themes = models.ManyToManyField(
+        Theme, verbose_name=_("themes"), related_name="symbols", blank=True
+    )
+    portal_url = models.URLField(
+        _("education portal page"), blank=True,
+        help_text=_("The page on the topic; printed as a QR code on the auxiliary card."),
+    )
+    language = models.CharField(_("language"), max_length=5, choices=LANGUAGES, default="pl")
+    status = models.CharField(
+        _("status"), max_length=12, choices=Status.choices, default=Status.DRAFT
+    )
+
+    class Meta:
+        ordering = ["collection", "number"]
+        verbose_name = _("symbol")
+        verbose_name_plural = _("symbols")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["collection", "number"], name="symbol_number_unique_in_collection",
+                violation_error_message=_("This collection already has a symbol with this number."),
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.name}"
+
+    @property
+    def code(self) -> str:
+        """The number as printed on the cards: three digits."""
+        return f"{self.number:03d}" if self.number is not None else "---"
+
+    @property
+    def alternative_name_list(self) -> list[str]:
+        return [line.strip() for line in self.alternative_names.splitlines() if line.strip()]
+
+
+class Visibility(models.TextChoices):
+    PRIVATE = "private", _("Private: only me and the editors I grant")
+    SHARED = "shared", _("Shared: every teacher can see and use it")
+
+
+class SymbolSet(AuthoredContent):
+    """A curated, ordered list of symbols; a deck is built from it in this order."""
+
+    name = models.CharField(_("name"), max_length=120)
+    slug = models.SlugField(_("key"), unique=True, help_text=_("Used in URLs and commands."))
+    description = models.TextField(_("description"), blank=True)
+    visibility = models.CharField(
+        _("visibility"), max_length=10, choices=Visibility.choices, default=Visibility.PRIVATE
+    )
+    symbols = models.ManyToManyField(
+        Symbol, through="SymbolSetMember", related_name="symbol_sets", verbose_name=_("symbols")
+    )
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("symbol set")
+        verbose_name_plural = _("symbol sets")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SymbolSetMember(models.Model):
+    symbol_set = models.ForeignKey(SymbolSet, on_delete=models.CASCADE, related_name="members")
+    symbol = models.ForeignKey(
+        Symbol, verbose_name=_("symbol"), on_delete=models.PROTECT, related_name="memberships"
+    )
+    position = models.PositiveIntegerField(_("position"), default=0, db_index=True)
+
+    class Meta:
+        ordering = ["position", "id"]
+        verbose_name = _("symbol in the set")
+        verbose_name_plural = _("symbols in the set")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["symbol_set", "symbol"], name="symbol_once_per_set",
+                violation_error_message=_("This symbol is already in the set."),
+            )
+        ]
+
+    def __str__(self) -> str:
+        return str(self.symbol)
+
+
+class ActivityCard(AuthoredContent):
+    """An Activity term card: six terms A–F, one for each area of the board."""
+
+    title = models.CharField(
+        _("title"), max_length=120, blank=True,
+        help_text=_("Optional; shown in lists. Empty: the card's terms."),
+    )
+    language = models.CharField(_("language"), max_length=5, choices=LANGUAGES, default="pl")
+    tags = models.ManyToManyField(Tag, verbose_name=_("tags"), blank=True, related_name="+")
+    status = models.CharField(
+        _("status"), max_length=12, choices=Status.choices, default=Status.DRAFT
+    )
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name = _("Activity card")
+        verbose_name_plural = _("Activity cards")
+
+    def __str__(self) -> str:
+        if self.title:
+            return self.title
+        terms = [t.text for t in self.terms.all()[:3]] if self.pk else []
+        return " · ".join(terms) or _("Activity card")
+
+
+class ActivityForm(models.TextChoices):
+    """How the term must be presented, by the letter of the board area."""
+
+    DRAW = "draw", _("draw")
+    DESCRIBE = "describe", _("describe")
+    MIME = "mime", _("mime")
+
+
+SLOT_FORMS = {
+    "A": ActivityForm.DRAW, "B": ActivityForm.DESCRIBE, "C": ActivityForm.MIME,
+    "D": ActivityForm.DRAW, "E": ActivityForm.DESCRIBE, "F": ActivityForm.MIME,
+}
+SLOTS = tuple(SLOT_FORMS)
+
+
+class ActivityTerm(models.Model):
+    """One slot A–F of an Activity card: a term with its points, or a chain or a rhyme.
+
+    Activity rulebook, Play: a term scores its points (3–6; 6 opens the game to all
+    teams); CHAIN starts from the word on the card (+4 for the last valid word);
+    RHYME hides the word on the card (+5 when guessed).
+    """
+
+    class Kind(models.TextChoices):
+        TERM = "term", _("term")
+        CHAIN = "chain", _("chain")
+        RHYME = "rhyme", _("rhyme")
+
+    card = models.ForeignKey(ActivityCard, on_delete=models.CASCADE, related_name="terms")
+    slot = models.CharField(_("slot"), max_length=1, choices=[(s, s) for s in SLOTS])
+    kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices, default=Kind.TERM)
+    text = models.CharField(_("text"), max_length=120)
+    points = models.PositiveSmallIntegerField(
+        _("points"), null=True, blank=True,
+        validators=[MinValueValidator(3), MaxValueValidator(6)],
+        help_text=_("3–6 for a term; empty for chain and rhyme."),
+    )
+
+    class Meta:
+        ordering = ["card", "slot"]
+        verbose_name = _("term")
+        verbose_name_plural = _("terms")
+        constraints = [
+            models.UniqueConstraint(fields=["card", "slot"], name="one_term_per_slot"),
+            models.CheckConstraint(
+                condition=(
+                    models.Q(kind="term", points__gte=3, points__lte=6)
+                    | (~models.Q(kind="term") & models.Q(points__isnull=True))
+                ),
+                name="term_points_rule",
+                violation_error_message=_(
+                    "A term needs points from 3 to 6; chain and rhyme have no points."
+                ),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.slot}: {self.text}"
+
+    @property
+    def form(self) -> str:
+        return SLOT_FORMS[self.slot]
+
+    def clean(self) -> None:
+        if self.kind == self.Kind.TERM and self.points is None:
+            raise ValidationError({"points": _("Give the term its points, from 3 to 6.")})
+        if self.kind != self.Kind.TERM and self.points is not None:
+            raise ValidationError(
+                {"points": _("Chain and rhyme have no points: leave the field empty.")}
+            )
+
+
+class KnowledgeCategory(models.TextChoices):
+    NUMBER = "number", _("number (123)")
+    LETTER = "letter", _("letter (ABC)")
+    COLOUR = "colour", _("colour")
+
+
+KNOWLEDGE_LETTERS = ("A", "B", "C", "D", "E")
+KNOWLEDGE_COLOURS = ("red", "yellow", "green", "blue", "white")
+
+
+class KnowledgeQuestion(AuthoredContent):
+    """A Knowledge? quiz card.
+
+    Knowledge? rulebook, The Quiz Cards: a number card's answer is 0–5 steps; a letter
+    card's answer is one of A–E; a colour card's one of five colours. Several letters
+    or colours mean "the nearest available of these". ``answer`` holds an int for
+    number cards and a list of letters or colours otherwise (see ``answer_parse``).
+    """
+
+    category = models.CharField(_("category"), max_length=8, choices=KnowledgeCategory.choices)
+    front = models.TextField(_("front (the question)"), max_length=1000)
+    back = models.TextField(_("back (answer and explanation)"), max_length=1500)
+    answer = models.JSONField(_("answer"))
+    source = models.CharField(_("source"), max_length=300, blank=True)
+    language = models.CharField(_("language"), max_length=5, choices=LANGUAGES, default="pl")
+    tags = models.ManyToManyField(Tag, verbose_name=_("tags"), blank=True, related_name="+")
+    status = models.CharField(
+        _("status"), max_length=12, choices=Status.choices, default=Status.DRAFT
+    )
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name = _("Knowledge? question")
+        verbose_name_plural = _("Knowledge? questions")
+
+    def __str__(self) -> str:
+        return self.front[:80]
+
+    @property
+    def answer_display(self) -> str:
+        return answer_format(self.category, self.answer)
+
+    def clean(self) -> None:
+        try:
+            self.answer = answer_validate(self.category, self.answer)
+        except AnswerError as error:
+            raise ValidationError({"answer": str(error)}) from error
+
+
+class ImportJob(models.Model):
+    """One import of a file by a curator: preview first (nothing written), then apply.
+
+    The rows are checked in a Celery task that records its progress here; the preview
+    lists every row's errors; only a confirmed, error-free preview is written, in one
+    transaction, so a bad file changes nothing.
+    """
+
+    class Kind(models.TextChoices):
+        SYMBOLS = "symbols", _("Symbols")
+        ACTIVITY_CARDS = "activity_cards", _("Activity cards")
+        KNOWLEDGE_QUESTIONS = "knowledge_questions", _("Knowledge? questions")
+
+    class State(models.TextChoices):
+        CHECKING = "checking", _("Checking the rows")
+        CHECKED = "checked", _("Ready to import")
+        INVALID = "invalid", _("The file has errors")
+        IMPORTING = "importing", _("Importing")
+        DONE = "done", _("Imported")
+        FAILED = "failed", _("Failed")
+
+    kind = models.CharField(_("what"), max_length=24, choices=Kind.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("curator"), on_delete=models.CASCADE,
+        related_name="+",
+    )
+    data_file = models.FileField(_("table (CSV or XLSX)"), upload_to="imports/%Y/%m/")
+    pictures_zip = models.FileField(_("pictures (ZIP)"), upload_to="imports/%Y/%m/", blank=True)
+    state = models.CharField(
+        _("state"), max_length=12, choices=State.choices, default=State.CHECKING
+    )
+    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
+    total_rows = models.PositiveIntegerField(_("rows"), default=0)
+    preview = models.JSONField(_("preview"), default=dict, blank=True)
+    result = models.JSONField(_("result"), default=dict, blank=True)
+    error = models.TextField(_("error"), blank=True)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    updated = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        ordering = ["-created"]
+        verbose_name = _("import")
+        verbose_name_plural = _("imports")
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} · {self.created:%Y-%m-%d %H:%M}"
+
+    @property
+    def finished(self) -> bool:
+        return self.state in (self.State.INVALID, self.State.DONE, self.State.FAILED)

@@ -1,0 +1,1 @@
+"""Pure game rules, one module per game; nothing here imports Django."""

@@ -1,0 +1,1 @@
+"""People and classes: Talia's users and roles; later the LTI 1.3 tool, classes and scores."""

@@ -1,0 +1,84 @@
+"""Shared fixtures. Under CI=true a missing PostgreSQL or Redis fails the run, never skips."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.factories import AdminFactory, TeacherFactory, UserFactory
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not IN_CI:
+        return
+    from django.conf import settings
+
+    engine = settings.DATABASES["default"]["ENGINE"]
+    if "postgresql" not in engine:
+        raise pytest.UsageError(
+            f"CI=true but the tests run on {engine}: set DATABASE_URL to PostgreSQL."
+        )
+    if not settings.REDIS_URL:
+        raise pytest.UsageError("CI=true but REDIS_URL is not set: the tests need Redis.")
+
+
+@pytest.fixture
+def teacher(db):
+    return TeacherFactory()
+
+
+@pytest.fixture
+def other_teacher(db):
+    return TeacherFactory()
+
+
+@pytest.fixture
+def student(db):
+    return UserFactory()
+
+
+@pytest.fixture
+def admin_user(db):
+    return AdminFactory()
+
+
+@pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture(autouse=True)
+def _celery_mode(request):
+    """Tasks run eagerly in unit tests; tests marked ``celery`` use a real worker."""
+    from config.celery import app
+
+    eager = request.node.get_closest_marker("celery") is None
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = eager
+    yield
+    app.conf.task_always_eager = previous
+
+
+@pytest.fixture
+def celery_worker_real(transactional_db):
+    """A real Celery worker (threads in this process) consuming from the real broker.
+
+    Needs ``REDIS_URL``; under CI=true its absence fails the test rather than skipping.
+    """
+    from celery.contrib.testing.worker import start_worker
+    from django.conf import settings
+
+    from config.celery import app
+
+    if not settings.REDIS_URL:
+        if IN_CI:
+            pytest.fail("REDIS_URL is not set: the Celery tests need Redis.")
+        pytest.skip("REDIS_URL is not set: the Celery tests need Redis (CI runs them).")
+    app.conf.broker_url = settings.REDIS_URL
+    app.conf.result_backend = settings.REDIS_URL
+    with start_worker(app, perform_ping_check=False, pool="threads", concurrency=2,
+                      shutdown_timeout=10):
+        yield app

@@ -1,0 +1,86 @@
+"""Every admin page for every model loads with the demo data, for an admin and a teacher."""
+
+import pytest
+from django.contrib import admin
+from django.urls import reverse
+
+from content.demo.loader import demo_content, demo_users
+from lms.models import User
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def demo():
+    logins = demo_users()
+    teacher = User.objects.get(username=next(x.username for x in logins if x.role == "teacher"))
+    demo_content(owner=teacher)
+    return teacher
+
+
+def admin_urls(user):
+    urls = [reverse("admin:index")]
+    for model, model_admin in admin.site._registry.items():
+        info = model._meta.app_label, model._meta.model_name
+        if not model_admin.has_view_or_change_permission(_Request(user)):
+            continue
+        urls.append(reverse("admin:%s_%s_changelist" % info))
+        urls.append(reverse("admin:%s_%s_changelist" % info) + "?q=a")
+        if model_admin.has_add_permission(_Request(user)):
+            urls.append(reverse("admin:%s_%s_add" % info))
+        obj = model_admin.get_queryset(_Request(user)).first()
+        if obj is not None:
+            urls.append(reverse("admin:%s_%s_change" % info, args=[obj.pk]))
+            urls.append(reverse("admin:%s_%s_history" % info, args=[obj.pk]))
+            if model_admin.has_delete_permission(_Request(user), obj):
+                urls.append(reverse("admin:%s_%s_delete" % info, args=[obj.pk]))
+    return urls
+
+
+class _Request:
+    def __init__(self, user):
+        self.user = user
+        self.GET = {}
+        self.resolver_match = None
+
+
+@pytest.mark.parametrize("who", ["admin", "teacher"])
+def test_every_admin_page_loads_with_the_demo_data(client, demo, admin_user, who):
+    user = admin_user if who == "admin" else demo
+    client.force_login(user)
+    urls = admin_urls(user)
+    assert len(urls) > 20
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 200, f"{url} answered {response.status_code}"
+
+
+def test_demo_content_is_worth_looking_at(demo):
+    from content.models import ActivityCard, KnowledgeQuestion, Symbol, SymbolSet
+
+    assert Symbol.objects.count() >= 57
+    assert Symbol.objects.exclude(picture="").count() == Symbol.objects.count()
+    assert ActivityCard.objects.count() >= 30
+    assert KnowledgeQuestion.objects.count() >= 60
+    for category in ("number", "letter", "colour"):
+        assert KnowledgeQuestion.objects.filter(category=category).count() >= 15
+    assert SymbolSet.objects.get(slug="znajznak-demo-57").members.count() == 57
+    assert len(set(Symbol.objects.values_list("name", flat=True))) == Symbol.objects.count()
+
+
+def test_demo_load_runs_twice_without_duplicating(demo):
+    from content.models import ActivityCard, Symbol
+
+    before = (Symbol.objects.count(), ActivityCard.objects.count())
+    demo_content(owner=demo)
+    demo_users()
+    assert (Symbol.objects.count(), ActivityCard.objects.count()) == before
+
+
+def test_symbol_set_page_says_which_decks_it_can_make(client, demo):
+    from content.models import SymbolSet
+
+    client.force_login(demo)
+    symbol_set = SymbolSet.objects.get(slug="znajznak-demo-57")
+    page = client.get(reverse("admin:content_symbolset_change", args=[symbol_set.pk]))
+    assert "57 symbols: order 7, 8 symbols per card, 57 cards" in page.content.decode()
