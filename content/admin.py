@@ -12,7 +12,7 @@ from adminsortable2.admin import SortableAdminBase, SortableTabularInline
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -172,7 +172,7 @@ class TagAdmin(admin.ModelAdmin):
 class SymbolForm(forms.ModelForm):
     class Meta:
         model = Symbol
-        fields = "__all__"
+        fields = "__all__"  # noqa: DJ007 -- the fieldsets choose what is shown
         widgets = {
             "periods": forms.CheckboxSelectMultiple,
             "alternative_names": forms.Textarea(attrs={"rows": 3}),
@@ -301,9 +301,17 @@ class SymbolSetMemberInline(SortableTabularInline):
     autocomplete_fields = ("symbol",)
     fields = ("symbol",)
 
+    def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
+        self._symbol_set = obj
+        return super().get_formset(request, obj, **kwargs)
+
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         if db_field.name == "symbol":
-            kwargs["queryset"] = content_visible_to(request.user, Symbol.objects.all())
+            # Symbols the user can see, and those already in the set (an editor may
+            # reorder a set holding the owner's drafts without dropping them).
+            visible = content_visible_to(request.user, Symbol.objects.all()).values("pk")
+            in_set = Q(memberships__symbol_set=getattr(self, "_symbol_set", None))
+            kwargs["queryset"] = Symbol.objects.filter(Q(pk__in=visible) | in_set).distinct()
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -349,7 +357,7 @@ class SymbolSetAdmin(SortableAdminBase, AuthoredAdmin):
             return _("Save the set to see which decks it can make.")
         options = deck_options(obj.members.count())
         if not options:
-            return _("A ZnajZnak deck needs at least 7 symbols (order 2).")
+            return _("A ZnajZnak deck needs at least 3 symbols.")
         return format_html(
             "<ul>{}</ul>", format_html_join("", "<li>{}</li>", ((o.describe(),) for o in options))
         )
@@ -457,7 +465,7 @@ class KnowledgeQuestionForm(forms.ModelForm):
 
     class Meta:
         model = KnowledgeQuestion
-        fields = "__all__"
+        fields = "__all__"  # noqa: DJ007 -- the fieldsets choose what is shown
         widgets = {"front": forms.Textarea(attrs={"rows": 3}), "back": forms.Textarea(attrs={"rows": 4})}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -58,6 +58,13 @@ def answer_validate(category: str, value: Any) -> int | list[str]:
         raise AnswerError(f"Unknown category {category!r}; use number, letter or colour.")
     if isinstance(value, str):
         value = [value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        raise AnswerError(
+            f"A {category} card's answer is "
+            + ("one or more of A–E" if category == "letter"
+               else "one or more of red, yellow, green, blue, white")
+            + f", not the number {value}."
+        )
     if not isinstance(value, list) or not value:
         raise AnswerError("Give at least one answer.")
     if category == "letter":

@@ -208,13 +208,16 @@ def _subject(filename: str) -> str:
 def _unsupported_message(data: bytes, filename: str) -> str:
     kind = _describe(data)
     if kind is None:
-        return f"{_subject(filename)} is not in a picture format Talia accepts; {_ACCEPTED}."
+        return f"{_subject(filename)} is not in an accepted picture format; {_ACCEPTED}."
     return f"{_subject(filename)} is {kind}, which is not accepted; {_ACCEPTED}."
 
 
 def _megabytes(size: int) -> str:
-    # Round up so that a file just over the limit never reads as "5.0 MB".
-    return f"{math.ceil(size * 10 / _MEBIBYTE) / 10:.1f}"
+    shown = f"{size / _MEBIBYTE:.1f}"
+    if float(shown) <= MAX_BYTES / _MEBIBYTE:
+        # Round up so that a file just over the limit never reads as "5.0 MB".
+        shown = f"{math.ceil(size * 10 / _MEBIBYTE) / 10:.1f}"
+    return shown
 
 
 def _check_byte_size(size: int) -> None:

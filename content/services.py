@@ -14,7 +14,13 @@ from .models import Symbol, SymbolSet, SymbolSetMember
 from .permissions import can_change
 from .pictures import PictureError, check_picture
 
-__all__ = ["PictureError", "content_set_status", "picture_file", "symbol_set_add"]
+__all__ = [
+    "PictureError",
+    "content_set_status",
+    "picture_file",
+    "symbol_set_add",
+    "symbol_set_members_set",
+]
 
 
 def picture_file(data: bytes, filename: str) -> ContentFile:
@@ -53,3 +59,15 @@ def symbol_set_add(*, user: Any, symbol_set: SymbolSet, symbols: list[Symbol]) -
         new.append(SymbolSetMember(symbol_set=symbol_set, symbol=symbol, position=position))
     SymbolSetMember.objects.bulk_create(new)
     return len(new)
+
+
+def symbol_set_members_set(*, symbol_set: SymbolSet, symbol_ids: list[int]) -> None:
+    """Make ``symbol_ids`` the set's members in this order.
+
+    The caller checks who may see which symbol and holds the set's row lock.
+    """
+    SymbolSetMember.objects.filter(symbol_set=symbol_set).delete()
+    SymbolSetMember.objects.bulk_create(
+        SymbolSetMember(symbol_set=symbol_set, symbol_id=pk, position=position)
+        for position, pk in enumerate(symbol_ids, start=1)
+    )

@@ -13,7 +13,9 @@ def media_serve(request: HttpRequest, path: str) -> HttpResponse:
     Talia's origin.
     """
     response = serve(request, path, document_root=settings.MEDIA_ROOT)
-    response["Content-Security-Policy"] = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox"
+    response["Content-Security-Policy"] = (
+        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox"
+    )
     response["X-Content-Type-Options"] = "nosniff"
     response["Cache-Control"] = "private, max-age=3600"
     return response

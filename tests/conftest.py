@@ -12,9 +12,12 @@ IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
+    from django.conf import settings
+
+    # WhiteNoise looks for collected static files there; the tests find them in place.
+    settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
     if not IN_CI:
         return
-    from django.conf import settings
 
     engine = settings.DATABASES["default"]["ENGINE"]
     if "postgresql" not in engine:
@@ -46,8 +49,13 @@ def admin_user(db):
 
 
 @pytest.fixture(autouse=True)
-def _media_root(settings, tmp_path):
+def _media_and_static(settings, tmp_path):
+    """Media in a fresh folder per test; static files found where they live (no collectstatic)."""
     settings.MEDIA_ROOT = tmp_path / "media"
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
 
 
 @pytest.fixture(autouse=True)

@@ -127,9 +127,7 @@ class GaloisField:
         if k == 1:
             self._neg = tuple((-a) % p for a in range(q))
         else:
-            self._neg = tuple(
-                _undigits([(-d) % p for d in _digits(a, p, k)], p) for a in range(q)
-            )
+            self._neg = tuple(_undigits([(-d) % p for d in _digits(a, p, k)], p) for a in range(q))
         self._add_table = None
         self._mul_table = None
 
@@ -199,9 +197,7 @@ class GaloisField:
         if self._add_table is None:
             q, p, k = self.q, self.p, self.k
             if k == 1:
-                table = tuple(
-                    tuple(range(a, q)) + tuple(range(a)) for a in range(q)
-                )
+                table = tuple(tuple(range(a, q)) + tuple(range(a)) for a in range(q))
             elif p == 2:
                 table = tuple(tuple(a ^ b for b in range(q)) for a in range(q))
             else:
@@ -209,10 +205,7 @@ class GaloisField:
                 weights = [p**i for i in range(k)]
                 table = tuple(
                     tuple(
-                        sum(
-                            ((x + y) % p) * w
-                            for x, y, w in zip(da, db, weights, strict=True)
-                        )
+                        sum(((x + y) % p) * w for x, y, w in zip(da, db, weights, strict=True))
                         for db in digits
                     )
                     for da in digits

@@ -12,10 +12,7 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import transaction
 
-from lms.models import Role, User
-from lms.services import user_create
-
-from ..models import (
+from content.models import (
     ActivityCard,
     ActivityTerm,
     Collection,
@@ -29,6 +26,9 @@ from ..models import (
     Theme,
     Visibility,
 )
+from lms.models import Role, User
+from lms.services import user_create
+
 from .placeholders import placeholder_svg
 
 DATA = Path(__file__).parent / "data"

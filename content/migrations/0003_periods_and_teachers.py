@@ -17,10 +17,11 @@ PERIODS = [
 # What a teacher may do in the admin; the rows they may touch are narrowed per object
 # in content/permissions.py.
 TEACHER_PERMISSIONS = {
-    "period": ("view", "change"),
-    "theme": ("view", "add", "change"),
-    "tag": ("view", "add", "change"),
-    "collection": ("view", "add", "change"),
+    # Reference data is shared by everyone: teachers add to it, admins change it.
+    "period": ("view",),
+    "theme": ("view", "add"),
+    "tag": ("view", "add"),
+    "collection": ("view", "add"),
     "symbol": ("view", "add", "change", "delete"),
     "symbolset": ("view", "add", "change", "delete"),
     "symbolsetmember": ("view", "add", "change", "delete"),

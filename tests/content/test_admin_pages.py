@@ -21,19 +21,19 @@ def demo():
 def admin_urls(user):
     urls = [reverse("admin:index")]
     for model, model_admin in admin.site._registry.items():
-        info = model._meta.app_label, model._meta.model_name
+        prefix = f"admin:{model._meta.app_label}_{model._meta.model_name}"
         if not model_admin.has_view_or_change_permission(_Request(user)):
             continue
-        urls.append(reverse("admin:%s_%s_changelist" % info))
-        urls.append(reverse("admin:%s_%s_changelist" % info) + "?q=a")
+        urls.append(reverse(f"{prefix}_changelist"))
+        urls.append(reverse(f"{prefix}_changelist") + "?q=a")
         if model_admin.has_add_permission(_Request(user)):
-            urls.append(reverse("admin:%s_%s_add" % info))
+            urls.append(reverse(f"{prefix}_add"))
         obj = model_admin.get_queryset(_Request(user)).first()
         if obj is not None:
-            urls.append(reverse("admin:%s_%s_change" % info, args=[obj.pk]))
-            urls.append(reverse("admin:%s_%s_history" % info, args=[obj.pk]))
+            urls.append(reverse(f"{prefix}_change", args=[obj.pk]))
+            urls.append(reverse(f"{prefix}_history", args=[obj.pk]))
             if model_admin.has_delete_permission(_Request(user), obj):
-                urls.append(reverse("admin:%s_%s_delete" % info, args=[obj.pk]))
+                urls.append(reverse(f"{prefix}_delete", args=[obj.pk]))
     return urls
 
 

@@ -1,0 +1,487 @@
+"""Input and output of the content API, version 1.
+
+Each serializer validates as the admin's forms do (same messages where the admin has
+one) and writes one row with its children in one transaction. Who may write at all
+is decided before, in ``content/api/permissions.py``; what only some writers may
+touch (the owner, the editors, which symbols go into a set) is checked here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.fields import SkipField
+
+from content import services
+from content.answers import AnswerError, answer_parse, answer_validate
+from content.decks import deck_options
+from content.models import (
+    SLOTS,
+    ActivityCard,
+    ActivityTerm,
+    Collection,
+    KnowledgeQuestion,
+    Period,
+    Status,
+    Symbol,
+    SymbolSet,
+    Tag,
+    Theme,
+)
+from content.permissions import content_visible_to
+from content.pictures import MAX_BYTES
+
+# --- Reference data ---------------------------------------------------------------------------
+
+
+class PeriodSerializer(serializers.ModelSerializer):
+    """A chronological marking of symbols (II RP, II wojna światowa, PRL)."""
+
+    years = serializers.CharField(read_only=True, help_text="The years as printed on the cards.")
+
+    class Meta:
+        model = Period
+        fields = ("id", "slug", "name", "start_year", "end_year", "label", "years", "colour",
+                  "position")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # The model's check constraint, as a message instead of an IntegrityError.
+        start = attrs.get("start_year", getattr(self.instance, "start_year", None))
+        end = attrs.get("end_year", getattr(self.instance, "end_year", None))
+        if start is not None and end is not None and start > end:
+            raise serializers.ValidationError(
+                {"end_year": _("The start year must not be after the end year.")}
+            )
+        return attrs
+
+
+class ThemeSerializer(serializers.ModelSerializer):
+    """A key for grouping symbols."""
+
+    class Meta:
+        model = Theme
+        fields = ("id", "slug", "name", "description")
+
+
+class CollectionSerializer(serializers.ModelSerializer):
+    """An edition of symbols; symbol numbers are unique within it."""
+
+    class Meta:
+        model = Collection
+        fields = ("id", "slug", "name", "description")
+
+
+class TagSerializer(serializers.ModelSerializer):
+    """A free label for Activity cards and Knowledge? questions."""
+
+    class Meta:
+        model = Tag
+        fields = ("id", "slug")
+
+
+# --- Owned content ----------------------------------------------------------------------------
+
+
+def authors() -> QuerySet[Any]:
+    """Users who may own or edit content: active teachers and admins."""
+    from lms.models import Role
+
+    return get_user_model().objects.filter(
+        Q(role__in=[Role.TEACHER, Role.ADMIN]) | Q(is_superuser=True), is_active=True
+    )
+
+
+class AuthoredSerializer(serializers.ModelSerializer):
+    """Owner and editors, as in the admin: only admins set the owner; only the owner and
+    admins grant editors. Sending back the current value unchanged is always accepted, so
+    a client may PUT what it read."""
+
+    owner = serializers.PrimaryKeyRelatedField(
+        queryset=authors(), required=False, allow_null=True,
+        help_text="Id of the author. Only admins may set it (empty: the shared library); "
+                  "new content is owned by whoever creates it.",
+    )
+    editors = serializers.PrimaryKeyRelatedField(
+        queryset=authors(), many=True, required=False,
+        help_text="Ids of teachers granted the right to edit this besides its owner. "
+                  "Only the owner or an admin may change the list.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        attrs = super().validate(attrs)
+        user = self.context["request"].user
+        instance = self.instance
+        if "owner" in attrs and not user.is_admin:
+            current = instance.owner if instance is not None else user
+            if attrs["owner"] != current:
+                raise PermissionDenied(_("Only an admin may change the owner."))
+            del attrs["owner"]
+        is_owner = instance is None or instance.owner_id == user.pk
+        if "editors" in attrs and not (user.is_admin or is_owner):
+            current = set(instance.editors.values_list("pk", flat=True))
+            if {editor.pk for editor in attrs["editors"]} != current:
+                raise PermissionDenied(_("Only the owner or an admin may change the editors."))
+            del attrs["editors"]
+        return attrs
+
+    def create(self, validated_data: dict[str, Any]) -> Any:
+        validated_data.setdefault("owner", self.context["request"].user)
+        return super().create(validated_data)
+
+
+class LinesField(serializers.ListField):
+    """A text field holding one item per line, exchanged as a list of strings."""
+
+    child = serializers.CharField(max_length=120)
+
+    def to_representation(self, data: str) -> list[str]:
+        return [line.strip() for line in (data or "").splitlines() if line.strip()]
+
+    def to_internal_value(self, data: Any) -> str:
+        items = super().to_internal_value(data)
+        if any("\n" in item or "\r" in item for item in items):
+            raise serializers.ValidationError(_("Give one name per item, without line breaks."))
+        return "\n".join(item.strip() for item in items if item.strip())
+
+
+class PictureField(serializers.FileField):
+    """An uploaded picture in; its URL out. The URL sent back unchanged keeps the picture,
+    so a client may PUT what it read."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        instance = getattr(self.parent, "instance", None)
+        current = instance.picture if instance is not None else None
+        unchanged = current and data in (current.url, self.to_representation(current))
+        if isinstance(data, str) and unchanged:
+            raise SkipField()
+        return super().to_internal_value(data)
+
+
+class SymbolSerializer(AuthoredSerializer):
+    """A ZnajZnak symbol, as on the game card's back and the auxiliary card."""
+
+    code = serializers.CharField(
+        read_only=True, help_text="The number as printed on the cards: three digits (002)."
+    )
+    collection = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Collection.objects.all(), help_text="Key of the collection."
+    )
+    periods = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Period.objects.all(), many=True, allow_empty=False,
+        help_text="Keys of the periods (the chronological marking), e.g. ii-rp.",
+    )
+    themes = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Theme.objects.all(), many=True, required=False,
+        help_text="Keys of the themes.",
+    )
+    alternative_names = LinesField(
+        required=False,
+        help_text="Accepted alternative names; a typed answer matching any of them counts.",
+    )
+    picture = PictureField(
+        required=False, allow_null=True,
+        help_text="PNG, JPEG, WebP or SVG, at most 5 MB, uploaded as multipart/form-data. "
+                  "SVGs are stored cleaned of scripts. The response gives its URL.",
+    )
+
+    class Meta:
+        model = Symbol
+        fields = (
+            "id", "collection", "number", "code", "name", "alternative_names", "description",
+            "outline", "picture", "periods", "themes", "portal_url", "language", "status",
+            "owner", "editors", "created", "updated",
+        )
+        read_only_fields = ("created", "updated")
+
+    def validate_picture(self, upload: Any) -> Any:
+        if upload is None:
+            return None
+        # Refuse a huge upload before reading it into memory.
+        if upload.size is not None and upload.size > MAX_BYTES:
+            raise serializers.ValidationError(
+                _("The picture is %(size).1f MB; the limit is %(limit)g MB, so save a smaller "
+                  "or more compressed version and upload that.")
+                % {"size": upload.size / 1024 / 1024, "limit": MAX_BYTES / 1024 / 1024}
+            )
+        try:
+            return services.picture_file(upload.read(), upload.name or "")
+        except services.PictureError as error:
+            raise serializers.ValidationError(str(error)) from error
+
+    @transaction.atomic
+    def create(self, validated_data: dict[str, Any]) -> Any:
+        return super().create(validated_data)
+
+    @transaction.atomic
+    def update(self, instance: Any, validated_data: dict[str, Any]) -> Any:
+        return super().update(instance, validated_data)
+
+
+@extend_schema_field({"type": "string", "format": "binary", "nullable": True})
+class PictureUploadField(PictureField):
+    """The picture as a file part; only so the schema offers an upload in multipart bodies."""
+
+
+class SymbolUploadSerializer(SymbolSerializer):
+    """A symbol sent as multipart/form-data, with its picture as a file."""
+
+    picture = PictureUploadField(
+        required=False, allow_null=True,
+        help_text="PNG, JPEG, WebP or SVG, at most 5 MB. SVGs are stored cleaned of scripts.",
+    )
+
+
+class MemberListField(serializers.ListField):
+    """The symbols of a set as an ordered list of symbol ids (the deck's order)."""
+
+    child = serializers.IntegerField(min_value=1)
+
+    def get_attribute(self, instance: SymbolSet) -> list[int]:
+        return [member.symbol_id for member in instance.members.all()]
+
+
+class SymbolSetSerializer(AuthoredSerializer):
+    """A curated, ordered list of symbols; a deck is built from it in this order."""
+
+    members = MemberListField(
+        required=False,
+        help_text="Ids of the symbols in the set, in order. Writing the list replaces the "
+                  "members and their order; you may add only symbols you can see.",
+    )
+    deck_options = serializers.SerializerMethodField(
+        help_text="The ZnajZnak decks the set can make, largest first."
+    )
+
+    class Meta:
+        model = SymbolSet
+        fields = ("id", "name", "slug", "description", "visibility", "members", "deck_options",
+                  "owner", "editors", "created", "updated")
+        read_only_fields = ("created", "updated")
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_deck_options(self, obj: SymbolSet) -> list[str]:
+        size = len(obj.members.all())  # prefetched by the view
+        return [str(option.describe()) for option in deck_options(size)]
+
+    def validate_members(self, ids: list[int]) -> list[int]:
+        doubled = sorted(symbol for symbol, n in Counter(ids).items() if n > 1)
+        if doubled:
+            raise serializers.ValidationError(
+                _("Each symbol is in a set once; %(ids)s appear more than once.")
+                % {"ids": ", ".join(map(str, doubled))}
+            )
+        user = self.context["request"].user
+        allowed = set(
+            content_visible_to(user, Symbol.objects.filter(pk__in=ids)).values_list("pk", flat=True)
+        )
+        if self.instance is not None:
+            # A symbol already in the set stays addressable even if this editor cannot see
+            # it (the owner's draft), so reordering never drops it by accident.
+            allowed |= set(
+                self.instance.members.filter(symbol_id__in=ids).values_list("symbol_id", flat=True)
+            )
+        unknown = [str(pk) for pk in ids if pk not in allowed]
+        if unknown:
+            raise serializers.ValidationError(
+                _("No symbol you can see has the id %(ids)s.") % {"ids": ", ".join(unknown)}
+            )
+        return ids
+
+    @transaction.atomic
+    def create(self, validated_data: dict[str, Any]) -> Any:
+        ids = validated_data.pop("members", [])
+        symbol_set = super().create(validated_data)
+        services.symbol_set_members_set(symbol_set=symbol_set, symbol_ids=ids)
+        # The view prefetched the old members; let the response show the new ones.
+        getattr(symbol_set, "_prefetched_objects_cache", {}).pop("members", None)
+        return symbol_set
+
+    @transaction.atomic
+    def update(self, instance: Any, validated_data: dict[str, Any]) -> Any:
+        ids = validated_data.pop("members", None)
+        instance = SymbolSet.objects.select_for_update().get(pk=instance.pk)
+        symbol_set = super().update(instance, validated_data)
+        if ids is not None:
+            services.symbol_set_members_set(symbol_set=symbol_set, symbol_ids=ids)
+        # The view prefetched the old members; let the response show the new ones.
+        getattr(symbol_set, "_prefetched_objects_cache", {}).pop("members", None)
+        return symbol_set
+
+
+class ActivityTermSerializer(serializers.ModelSerializer):
+    """One slot A–F of an Activity card: a term with 3–6 points, or a chain or a rhyme without."""
+
+    class Meta:
+        model = ActivityTerm
+        fields = ("slot", "kind", "text", "points")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # The messages of ActivityTerm.clean, which the admin shows.
+        kind = attrs.get("kind", ActivityTerm.Kind.TERM)
+        points = attrs.get("points")
+        if kind == ActivityTerm.Kind.TERM and points is None:
+            raise serializers.ValidationError(
+                {"points": _("Give the term its points, from 3 to 6.")}
+            )
+        if kind != ActivityTerm.Kind.TERM and points is not None:
+            raise serializers.ValidationError(
+                {"points": _("Chain and rhyme have no points: leave the field empty.")}
+            )
+        return attrs
+
+
+class ActivityCardSerializer(AuthoredSerializer):
+    """An Activity term card: six terms, one for each slot A–F."""
+
+    terms = ActivityTermSerializer(
+        many=True, help_text="Six terms, one for each slot A–F (Activity rulebook, Play)."
+    )
+    tags = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Tag.objects.all(), many=True, required=False,
+        help_text="Tags (create new ones at the tags endpoint).",
+    )
+
+    class Meta:
+        model = ActivityCard
+        fields = ("id", "title", "language", "status", "tags", "terms", "owner", "editors",
+                  "created", "updated")
+        read_only_fields = ("created", "updated")
+
+    def validate_terms(self, terms: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        # The admin's ActivityTermFormSet.clean: exactly A–F, each once.
+        slots = [term["slot"] for term in terms]
+        doubled = sorted({slot for slot in slots if slots.count(slot) > 1})
+        if doubled:
+            raise serializers.ValidationError(
+                _("Each slot appears once; %(slots)s appear more than once.")
+                % {"slots": ", ".join(doubled)}
+            )
+        missing = [slot for slot in SLOTS if slot not in slots]
+        if missing:
+            raise serializers.ValidationError(
+                _("A card has six terms, A to F; fill in %(slots)s.")
+                % {"slots": ", ".join(missing)}
+            )
+        return terms
+
+    @transaction.atomic
+    def create(self, validated_data: dict[str, Any]) -> Any:
+        terms = validated_data.pop("terms")
+        card = super().create(validated_data)
+        _terms_set(card, terms)
+        return card
+
+    @transaction.atomic
+    def update(self, instance: Any, validated_data: dict[str, Any]) -> Any:
+        terms = validated_data.pop("terms", None)
+        card = super().update(instance, validated_data)
+        if terms is not None:
+            _terms_set(card, terms)
+        return card
+
+
+def _terms_set(card: ActivityCard, terms: list[dict[str, Any]]) -> None:
+    ActivityTerm.objects.filter(card=card).delete()
+    ActivityTerm.objects.bulk_create(ActivityTerm(card=card, **term) for term in terms)
+    getattr(card, "_prefetched_objects_cache", {}).pop("terms", None)
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "integer", "minimum": 0, "maximum": 5},
+            {"type": "array", "items": {"type": "string"}},
+            {"type": "string"},
+        ],
+        "description": "Number card: 0–5. Letter card: letters A–E. Colour card: red, yellow, "
+                       "green, blue, white. Several options (a list, or text such as \"C/D\") "
+                       "mean the nearest available of these. Returned as a number or a list.",
+    }
+)
+class AnswerField(serializers.Field):
+    """What a curator gives as the answer: 3, ["C", "D"] or "C/D"; checked in validate()."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, bool) or not isinstance(data, int | str | list):
+            raise serializers.ValidationError(
+                _('Give the answer as a number, a list or text such as "C/D".')
+            )
+        return data
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class KnowledgeQuestionSerializer(AuthoredSerializer):
+    """A Knowledge? quiz card and the answer that moves a marker."""
+
+    answer = AnswerField()
+    answer_display = serializers.CharField(
+        read_only=True, help_text="The answer as printed on the card's back, e.g. C/D."
+    )
+    tags = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Tag.objects.all(), many=True, required=False,
+        help_text="Tags (create new ones at the tags endpoint).",
+    )
+
+    class Meta:
+        model = KnowledgeQuestion
+        fields = ("id", "category", "front", "back", "answer", "answer_display", "source",
+                  "language", "status", "tags", "owner", "editors", "created", "updated")
+        read_only_fields = ("created", "updated")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        attrs = super().validate(attrs)
+        instance = self.instance
+        if "answer" in attrs or "category" in attrs:
+            # A new category re-checks the stored answer too.
+            category = attrs.get("category", getattr(instance, "category", None))
+            value = attrs.get("answer", getattr(instance, "answer", None))
+            try:
+                if isinstance(value, int | str):
+                    attrs["answer"] = answer_parse(category, str(value))
+                else:
+                    attrs["answer"] = answer_validate(category, value)
+            except AnswerError as error:
+                raise serializers.ValidationError({"answer": str(error)}) from error
+        return attrs
+
+    @transaction.atomic
+    def create(self, validated_data: dict[str, Any]) -> Any:
+        return super().create(validated_data)
+
+    @transaction.atomic
+    def update(self, instance: Any, validated_data: dict[str, Any]) -> Any:
+        return super().update(instance, validated_data)
+
+
+# --- Query parameters -------------------------------------------------------------------------
+
+
+class SymbolFilterSerializer(serializers.Serializer):
+    """The list filters of ``/symbols/`` (all optional, combined with AND)."""
+
+    period = serializers.SlugField(required=False, help_text="Key of a period, e.g. ii-rp.")
+    theme = serializers.SlugField(required=False, help_text="Key of a theme.")
+    status = serializers.ChoiceField(choices=Status.choices, required=False)
+    collection = serializers.SlugField(required=False, help_text="Key of a collection.")
+    set = serializers.IntegerField(
+        required=False, min_value=1, help_text="Id of a symbol set you can see: its symbols."
+    )
+    search = serializers.CharField(
+        required=False, help_text="Words found in the name, alternative names, description "
+                                  "or outline, or the symbol's number.",
+    )
+
+
+class AuthoredFilterSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=Status.choices, required=False)
+    tag = serializers.SlugField(required=False, help_text="Key of a tag.")

@@ -1,0 +1,78 @@
+"""The OpenAPI schema and the Swagger UI page, whose assets Talia serves itself."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+from django.core.management import call_command
+from drf_spectacular.validation import validate_schema
+
+
+def test_schema_command_validates_without_warnings(tmp_path):
+    # --fail-on-warn turns every drf-spectacular warning and error into a failure.
+    out = tmp_path / "schema.yaml"
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))
+    schema = yaml.safe_load(out.read_text())
+    assert "/api/v1/symbols/" in schema["paths"]
+
+
+@pytest.mark.parametrize("accept", ["application/vnd.oai.openapi+json", "application/vnd.oai.openapi"])
+def test_schema_endpoint_returns_valid_openapi(api, teacher, accept):
+    response = api(teacher).get("/api/schema/", HTTP_ACCEPT=accept)
+    assert response.status_code == 200
+    content = response.content.decode()
+    schema = json.loads(content) if "json" in accept else yaml.safe_load(content)
+    validate_schema(schema)  # raises on an invalid OpenAPI 3 document
+    assert schema["info"]["title"] == "Talia API"
+    paths = schema["paths"]
+    for path in ("symbols", "symbol-sets", "activity-cards", "knowledge-questions",
+                 "periods", "themes", "collections", "tags"):
+        assert f"/api/v1/{path}/" in paths
+    upload = paths["/api/v1/symbols/{id}/"]["patch"]["requestBody"]["content"]
+    assert "multipart/form-data" in upload
+    list_parameters = {p["name"] for p in paths["/api/v1/symbols/"]["get"]["parameters"]}
+    assert {"period", "theme", "status", "collection", "set", "search", "ordering",
+            "limit", "offset"} <= list_parameters
+
+
+class _Assets(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name in ("src", "href") and value:
+                self.urls.append(value)
+
+
+@pytest.fixture
+def collected_static(settings, tmp_path):
+    """Static files as in production: collected, hashed, served by WhiteNoise."""
+    settings.STATIC_ROOT = tmp_path / "static"
+    call_command("collectstatic", "--noinput", verbosity=0)
+
+
+def test_docs_page_uses_only_assets_served_by_talia(api, teacher, collected_static):
+    client = api(teacher)
+    response = client.get("/api/docs/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    parser = _Assets()
+    parser.feed(page)
+    assert parser.urls, "the page loads its assets"
+    for asset in parser.urls:
+        parts = urlsplit(asset)
+        assert not parts.scheme and not parts.netloc, f"{asset} is not served by Talia"
+        assert asset.startswith("/static/"), asset
+        served = client.get(asset)
+        assert served.status_code == 200, asset
+        b"".join(served.streaming_content if served.streaming else [served.content])
+    # No script or stylesheet is loaded from elsewhere by the inline code either.
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert "/api/schema/" in page
