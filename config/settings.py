@@ -6,6 +6,7 @@ server, media on local disk, Celery tasks run in-process, no other service.
 
 from __future__ import annotations
 
+import os
 import secrets
 from pathlib import Path
 
@@ -24,8 +25,17 @@ def _embedded_secret_key() -> str:
     path = VAR_DIR / "secret_key"
     if not path.exists():
         VAR_DIR.mkdir(parents=True, exist_ok=True)
-        path.write_text(secrets.token_urlsafe(50))
-        path.chmod(0o600)
+        # Written private from the start, and linked into place so that two processes
+        # starting together agree on one key.
+        draft = VAR_DIR / f".secret_key.{os.getpid()}"
+        with os.fdopen(os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+            f.write(secrets.token_urlsafe(50))
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
     return path.read_text().strip()
 
 
@@ -175,6 +185,7 @@ if AWS_STORAGE_BUCKET_NAME:
     AWS_S3_REGION_NAME = env.str("AWS_S3_REGION_NAME", default=None)
     AWS_QUERYSTRING_AUTH = True
     AWS_DEFAULT_ACL = None
+    AWS_S3_FILE_OVERWRITE = False  # never replace another row's picture of the same name
 # Local media is served by Talia itself unless a proxy or S3 does it.
 SERVE_MEDIA = env.bool("SERVE_MEDIA", default=not AWS_STORAGE_BUCKET_NAME)
 WHITENOISE_USE_FINDERS = DEBUG
@@ -193,7 +204,7 @@ if HTTPS:
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
     SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
-    SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+    SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=True)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     # Inside an LMS iframe the LMS is another site: cookies must be SameSite=None (and Secure).

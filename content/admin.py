@@ -22,6 +22,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from . import services
+from .admin_actions import ImportExportLinksMixin, export_selected
 from .answers import AnswerError, answer_format, answer_parse
 from .decks import deck_options
 from .models import (
@@ -208,7 +209,7 @@ class AddToSetForm(forms.Form):
 
 
 @admin.register(Symbol)
-class SymbolAdmin(AuthoredAdmin):
+class SymbolAdmin(ImportExportLinksMixin, AuthoredAdmin):
     form = SymbolForm
     list_display = ("thumbnail", "code", "name", "collection", "period_list", "status", "owner")
     list_display_links = ("code", "name")
@@ -216,7 +217,7 @@ class SymbolAdmin(AuthoredAdmin):
     search_fields = ("name", "alternative_names", "description", "outline", "=number")
     list_select_related = ("collection", "owner")
     filter_horizontal = ("themes", "editors")
-    actions = ["publish", "unpublish", "add_to_set"]
+    actions = ["publish", "unpublish", "add_to_set", export_selected]
     list_per_page = 50
     readonly_fields = ("picture_preview", "created", "updated")
     fieldsets = (
@@ -422,13 +423,13 @@ class ActivityTermInline(admin.TabularInline):
 
 
 @admin.register(ActivityCard)
-class ActivityCardAdmin(AuthoredAdmin):
+class ActivityCardAdmin(ImportExportLinksMixin, AuthoredAdmin):
     list_display = ("__str__", "term_summary", "language", "status", "owner")
     list_filter = ("status", "language", "tags")
     search_fields = ("title", "terms__text")
     filter_horizontal = ("tags", "editors")
     inlines = [ActivityTermInline]
-    actions = ["publish", "unpublish"]
+    actions = ["publish", "unpublish", export_selected]
     fieldsets = (
         (None, {"fields": ("title", "language", "status", "tags")}),
         (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),
@@ -485,13 +486,13 @@ class KnowledgeQuestionForm(forms.ModelForm):
 
 
 @admin.register(KnowledgeQuestion)
-class KnowledgeQuestionAdmin(AuthoredAdmin):
+class KnowledgeQuestionAdmin(ImportExportLinksMixin, AuthoredAdmin):
     form = KnowledgeQuestionForm
     list_display = ("front_short", "category", "answer_shown", "language", "status", "owner")
     list_filter = ("category", "status", "language", "tags")
     search_fields = ("front", "back", "source")
     filter_horizontal = ("tags", "editors")
-    actions = ["publish", "unpublish"]
+    actions = ["publish", "unpublish", export_selected]
     fieldsets = (
         (None, {"fields": ("category", "front", "back", "answer", "source", "language", "status", "tags")}),
         (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),

@@ -444,3 +444,80 @@ class ImportJob(models.Model):
     @property
     def finished(self) -> bool:
         return self.state in (self.State.INVALID, self.State.DONE, self.State.FAILED)
+
+
+class BuildState(models.TextChoices):
+    QUEUED = "queued", _("Waiting for a worker")
+    RUNNING = "running", _("Building")
+    DONE = "done", _("Done")
+    FAILED = "failed", _("Failed")
+
+
+class Deck(models.Model):
+    """A ZnajZnak deck built from a symbol set: cards, lesson card sets, layouts, PDFs.
+
+    ``snapshot`` keeps what the deck was built from (every symbol's texts, periods and a
+    copy of its picture), so a later edit of a symbol does not silently change a
+    printed deck; ``plan`` keeps the built cards, card sets and face layouts.
+    """
+
+    name = models.CharField(_("name"), max_length=160)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("owner"), on_delete=models.PROTECT, related_name="+"
+    )
+    symbol_set = models.ForeignKey(
+        SymbolSet, verbose_name=_("symbol set"), on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="decks",
+    )
+    seed = models.PositiveIntegerField(_("seed"), default=0)
+    options = models.JSONField(_("options"), default=dict, blank=True)
+    snapshot = models.JSONField(_("built from"), default=dict, blank=True)
+    plan = models.JSONField(_("cards and sets"), default=dict, blank=True)
+    files = models.JSONField(_("files"), default=dict, blank=True)
+    state = models.CharField(
+        _("state"), max_length=10, choices=BuildState.choices, default=BuildState.QUEUED
+    )
+    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
+    message = models.TextField(_("message"), blank=True)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    updated = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        ordering = ["-created"]
+        verbose_name = _("ZnajZnak deck")
+        verbose_name_plural = _("ZnajZnak decks")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PrintJob(models.Model):
+    """Print-ready PDFs of Activity cards, Knowledge? cards or Know's blank cards."""
+
+    class Kind(models.TextChoices):
+        ACTIVITY = "activity", _("Activity cards")
+        KNOWLEDGE = "knowledge", _("Knowledge? cards")
+        KNOW = "know", _("Know: blank question and answer cards")
+
+    kind = models.CharField(_("what"), max_length=12, choices=Kind.choices)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("owner"), on_delete=models.CASCADE, related_name="+"
+    )
+    options = models.JSONField(_("options"), default=dict, blank=True)
+    snapshot = models.JSONField(_("printed from"), default=dict, blank=True)
+    files = models.JSONField(_("files"), default=dict, blank=True)
+    state = models.CharField(
+        _("state"), max_length=10, choices=BuildState.choices, default=BuildState.QUEUED
+    )
+    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
+    message = models.TextField(_("message"), blank=True)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    updated = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        ordering = ["-created"]
+        verbose_name = _("print")
+        verbose_name_plural = _("prints")
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} · {self.created:%Y-%m-%d %H:%M}"

@@ -1,4 +1,4 @@
-"""Curator pages outside the admin's model pages: imports and their progress."""
+"""Curator pages outside the admin's model pages: imports, their progress, exports."""
 
 from django.urls import path
 
@@ -8,4 +8,9 @@ app_name = "content"
 
 urlpatterns = [
     path("imports/new/", import_views.import_start, name="import_start"),
+    path("imports/<int:pk>/", import_views.import_detail, name="import_detail"),
+    path("imports/<int:pk>/status/", import_views.import_status, name="import_status"),
+    path("imports/<int:pk>/apply/", import_views.import_apply, name="import_apply"),
+    path("imports/template/<slug:kind>/", import_views.import_template, name="import_template"),
+    path("export/", import_views.export, name="export"),
 ]

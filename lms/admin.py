@@ -23,4 +23,5 @@ class UserAdmin(DjangoUserAdmin):
         from .services import user_set_role
 
         super().save_model(request, obj, form, change)
-        user_set_role(user=obj, role=obj.role)
+        if not change or "role" in form.changed_data:
+            user_set_role(user=obj, role=obj.role)

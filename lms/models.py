@@ -1,6 +1,7 @@
 """Talia's users. A user has one role: admin, teacher or student."""
 
 from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import UserManager as DjangoUserManager
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -9,6 +10,13 @@ class Role(models.TextChoices):
     ADMIN = "admin", _("Admin")
     TEACHER = "teacher", _("Teacher")
     STUDENT = "student", _("Student")
+
+
+class UserManager(DjangoUserManager["User"]):
+    def create_superuser(self, username, email=None, password=None, **extra_fields):  # type: ignore[no-untyped-def]
+        """``createsuperuser`` makes an admin (role and flags agree)."""
+        extra_fields.setdefault("role", Role.ADMIN)
+        return super().create_superuser(username, email, password, **extra_fields)
 
 
 class User(AbstractUser):
@@ -20,6 +28,8 @@ class User(AbstractUser):
     """
 
     role = models.CharField(_("role"), max_length=16, choices=Role.choices, default=Role.STUDENT)
+
+    objects = UserManager()
 
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"

@@ -1,0 +1,55 @@
+"""Background work of the content app. Each task loads its row and calls one service.
+
+Tasks run in a Celery worker, or eagerly in the web process in the embedded mode
+(``CELERY_TASK_ALWAYS_EAGER``). They never raise into the caller: an unexpected
+error is logged and recorded on the job as FAILED with a message for the curator,
+so an eager run cannot turn into an error page.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+
+from . import imports
+from .models import ImportJob
+
+logger = logging.getLogger(__name__)
+
+UNEXPECTED = (
+    "Talia hit an unexpected error while {step} the file; nothing was imported. "
+    "Try again, and tell an admin if it happens again."
+)
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def import_job_check_task(job_id: int) -> None:
+    """Check the rows of an uploaded import (``imports.import_job_check``)."""
+    job = ImportJob.objects.filter(pk=job_id).first()
+    if job is None:
+        logger.info("Import job %s is gone; nothing to check.", job_id)
+        return
+    try:
+        imports.import_job_check(job=job)
+    except imports.ImportRefused as refused:
+        logger.info("Import job %s not checked: %s", job_id, refused)
+    except Exception:
+        logger.exception("Import job %s: the check failed", job_id)
+        imports.import_job_fail(job_id=job_id, message=UNEXPECTED.format(step="checking"))
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def import_job_apply_task(job_id: int) -> None:
+    """Write a confirmed import (``imports.import_job_apply``)."""
+    job = ImportJob.objects.filter(pk=job_id).first()
+    if job is None:
+        logger.info("Import job %s is gone; nothing to import.", job_id)
+        return
+    try:
+        imports.import_job_apply(job=job)
+    except imports.ImportRefused as refused:
+        logger.info("Import job %s not applied: %s", job_id, refused)
+    except Exception:
+        logger.exception("Import job %s: the import failed", job_id)
+        imports.import_job_fail(job_id=job_id, message=UNEXPECTED.format(step="importing"))

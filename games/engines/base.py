@@ -1,0 +1,78 @@
+"""The engine API every game shares (``../shared/STYLE.md``, One engine API for all games).
+
+An engine is a module with these functions, pure and deterministic for a seed::
+
+    new_game(setup: dict, *, seed: int, variant: str) -> State
+    legal_actions(state: State, player: str | None) -> list[dict]
+    apply_action(state: State, player: str | None, action: dict) -> State
+    is_terminal(state: State) -> bool
+    outcome(state: State) -> dict | None
+    player_view(state: State, player: str | None) -> dict
+
+``State`` is an immutable value with ``to_dict()`` and a ``from_dict()`` class method
+that round-trip through JSON. ``apply_action`` returns a new state and never changes
+the one it was given; an action that cannot be applied raises ``InvalidAction`` (it
+is malformed) or ``IllegalAction`` (the rules do not allow it now), whose message a
+player can read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import Any, Protocol
+
+
+class ActionError(Exception):
+    """An action was refused; ``str(error)`` is a message for the player."""
+
+    code = "action_error"
+
+
+class InvalidAction(ActionError):
+    """The action is malformed: unknown type, missing or ill-typed fields."""
+
+    code = "invalid_action"
+
+
+class IllegalAction(ActionError):
+    """The action is well formed but the rules do not allow it now."""
+
+    code = "illegal_action"
+
+
+class InvalidSetup(ValueError):
+    """The setup cannot start a game; the message says what to change."""
+
+
+class State(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+class Engine(Protocol):
+    """What ``games/`` expects of a game module."""
+
+    GAME: str
+    VARIANTS: tuple[str, ...]
+
+    def new_game(self, setup: dict[str, Any], *, seed: int, variant: str) -> Any: ...
+    def legal_actions(self, state: Any, player: str | None) -> list[dict[str, Any]]: ...
+    def apply_action(self, state: Any, player: str | None, action: dict[str, Any]) -> Any: ...
+    def is_terminal(self, state: Any) -> bool: ...
+    def outcome(self, state: Any) -> dict[str, Any] | None: ...
+    def player_view(self, state: Any, player: str | None) -> dict[str, Any]: ...
+    def state_from_dict(self, data: dict[str, Any]) -> Any: ...
+
+
+def rng_for(seed: int, *purpose: object) -> random.Random:
+    """A ``random.Random`` derived from the session's seed and a purpose.
+
+    Separate purposes ("deal", "shuffle", round 3, ...) get independent streams, so
+    adding a draw in one place never shifts the draws of another.
+
+    >>> rng_for(7, "deal").random() == rng_for(7, "deal").random()
+    True
+    """
+    text = ":".join(str(part) for part in (seed, *purpose))
+    digest = hashlib.sha256(text.encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
