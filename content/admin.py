@@ -65,6 +65,8 @@ class AuthoredAdmin(admin.ModelAdmin):
         fields = tuple(super().get_readonly_fields(request, obj))
         if not request.user.is_admin:
             fields += ("owner",)
+            if obj is not None and obj.owner_id != request.user.pk:
+                fields += ("editors",)  # only the owner grants editing
         return fields
 
     def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.files.base import ContentFile
 from django.db import transaction
 
 from content.models import (
@@ -28,6 +27,8 @@ from content.models import (
 )
 from lms.models import Role, User
 from lms.services import user_create
+
+from content.services import picture_file
 
 from .placeholders import placeholder_svg
 
@@ -126,8 +127,10 @@ def demo_content(owner: User | None = None) -> dict[str, int]:
         if created:
             symbol.periods.set([periods[slug] for slug in row["periods"]])
             symbol.themes.set([themes[slug] for slug in row["themes"]])
+            # Stored as any upload is: checked and cleaned.
             svg = placeholder_svg(row["number"], row["name"])
-            symbol.picture.save(f"{row['number']:03d}-placeholder.svg", ContentFile(svg))
+            picture = picture_file(svg, f"{row['number']:03d}-placeholder.svg")
+            symbol.picture.save(picture.name, picture)
         symbols.append(symbol)
 
     symbol_set, created = SymbolSet.objects.get_or_create(
