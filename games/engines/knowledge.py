@@ -1,0 +1,1087 @@
+"""Knowledge?: one team races five opponent markers; a quiz card's answer decides where a marker moves.
+
+The rulebook is ``../shared/rules/knowledge.md`` (Setup; Gameplay 1-3: Prepare the Round,
+Quizzing, Complete the Round; Special movement rules; Game End; Strategic Variant); the
+readings Talia adds are in ``../shared/rules/README.md`` (Knowledge?).  The engine follows
+the API of :mod:`games.engines.base`; setup, action and state formats are those of
+``docs/replay.md`` (Knowledge?), and the board is data (:mod:`.knowledge_board`).
+
+Setup (every field may be left out)::
+
+    {"board": {"spaces": [null, {"colour": "red", "letter": "A"}, ...],
+               "finish": 0, "opponent_start": 7, "opponent_start_hard": 17},
+     "opponents": [{"colour": "white", "letter": "A", "space": 7}, ...],
+     "team_space": 0,
+     "harder_start": false,
+     "cards": [{"id": "q1", "category": "number", "answer": 3, "front": "...", "back": "..."}, ...]}
+
+Action: ``{"type": "assign", "card": "q1", "marker": "team", "guess": 3}`` (``marker`` is
+``team``, ``white``, ``green``, ``yellow``, ``blue`` or ``red``; ``guess`` is optional).
+
+State: :meth:`State.to_dict` has the fields of replay.md (``round``, ``markers``, ``stacks``
+bottom to top, ``moved_this_round``, ``terminal``, ``outcome`` = ``null``, ``"won"`` or
+``"lost"``) and the rest of the game; :func:`outcome` gives the details as a dict (``result``
+is the same word), like every engine's.
+
+Readings where the rulebook is silent, or speaks of a table rather than a screen:
+
+* Board: :mod:`.knowledge_board`.  "Behind" is counter-clockwise: the opponents start on
+  ``opponent_start`` and the 4 spaces before it, in an order drawn with
+  ``rng_for(seed, "opponents")``; their front letters A-E are a permutation drawn with
+  ``rng_for(seed, "letters")``.  ``harder_start: true`` uses ``opponent_start_hard`` (Setup,
+  note).  Explicit ``opponents`` win over both (the later one in the list lies on top).
+* Cards: ``cards`` is the draw order of the whole game; left out, the default question pool
+  (Talia's demo questions, :data:`DEFAULT_POOL_PATH`) is shuffled with ``rng_for(seed,
+  "cards")``.  Played cards are set aside ("You do not need them any more in this game");
+  should the order run out (a box has 630 cards, a class pool far fewer), the cards set
+  aside are shuffled with ``rng_for(seed, "reshuffle", n)`` (``n`` = cards in the order so
+  far) and continue the order, as players would refill the box.  A setup needs 6 cards.
+* Number card 0: the marker does not move (it stays where it is, also inside a stack) but
+  has had its move this round.  A number card moves the team marker exactly that many
+  spaces; an opponent likewise, the team's space counting as one step, except that an
+  opponent whose last step lands on the team's space moves on to the next space (one
+  step more).
+* Letter and colour cards move to the nearest space ahead (1 to length - 1 steps, never
+  the marker's own space) whose visible colour/letter is one of the card's options: the
+  top opponent marker of a stack if there is one, else the space itself; a space showing
+  neither (the finish, say) never matches.  The moving marker is taken off its stack first,
+  so it never counts itself.  For an opponent the team's space is unavailable (whatever
+  lies under the team is covered); the team marker may move onto any space, stacks included.
+* Stacks: a marker moves alone.  The one moved is taken out of its stack (the markers
+  above it close the gap, below-to-top order kept) and is placed on top of the markers on
+  its new space; the team marker always lies on top of every stack.  Opponent markers never
+  land on the team's space, so only the team moving onto them puts them under it.
+* Crossings: a marker crosses the finish when the finish lies within the 1..steps spaces it
+  moves (entering it counts; starting on it does not).  An opponent's first crossing turns
+  it to the flag side.  The first crossing that is some marker's second triggers the end
+  (``triggered_by``); the round is completed, then the game is over.
+* Game end: progress = crossings x board length + spaces beyond the finish (README).  The
+  team loses when an opponent that already showed its flag before crossing the finish
+  again (so: two crossings) has more progress than the team, and wins otherwise.  When the
+  game ends only such an opponent can be ahead of the team, so "won" is also "the team is
+  furthest ahead" (the random-play test checks it).  An opponent on the team's space lies
+  under it (the team came later): equal progress, not overtaken.
+* "The person holding the stack names the category of the top card": in the basic game the
+  view shows only the next card's id, category and front; in the strategic variant the
+  fronts of all the round's unplayed cards ("first read all the cards aloud").  A card's
+  back and answer appear only once it is assigned (placed in its slot and turned over).
+* The sixth card goes to the last free marker: it is still an ``assign`` action (so the
+  guess can be recorded), with that marker as the only legal one.
+* Replacements ("Very unlikely case"): when the assigned card's letter or colour is visible
+  nowhere for that marker, the movement is abandoned, the card is set aside (recorded in
+  ``abandoned`` and in the history) and the marker has not moved.  A replacement card is
+  drawn from the same order and must be played next, in both variants ("play it instead"),
+  on any marker that has not moved (including the one just tried).  If no card at all can be
+  drawn (every card of the game is in this round), the marker stays where it is and counts
+  as moved.  "Do not clear the card you have just played" is read as the rule for every
+  card: it stays at its slot until the round is complete, so the slots show which markers
+  have moved; the abandoned card lies at no slot, its marker not having moved.
+* Guesses: ``guess`` (a number 0-5, or letters / colours like an answer) is recorded with
+  the card before its back is read.  It never changes the movement.  It is correct when it
+  equals a number answer, or when every guessed letter/colour is one of the answer's options.
+* Players: the game is cooperative and open; any member of the team may act.  The acting
+  player (``player``) is only recorded in the history, for each student's progress.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from .base import IllegalAction, InvalidAction, InvalidSetup, rng_for
+from .knowledge_board import COLOURS, LETTERS, Board, board_from_dict, default_board
+
+__all__ = [
+    "CARDS_PER_ROUND",
+    "GAME",
+    "MARKERS",
+    "OPPONENTS",
+    "TEAM",
+    "VARIANTS",
+    "Movement",
+    "OpponentMarker",
+    "Play",
+    "QuizCard",
+    "State",
+    "TeamMarker",
+    "apply_action",
+    "is_terminal",
+    "legal_actions",
+    "movement",
+    "new_game",
+    "outcome",
+    "player_view",
+    "progress",
+    "state_from_dict",
+]
+
+GAME: str = "knowledge"
+VARIANTS: tuple[str, ...] = ("basic", "strategic")
+
+TEAM = "team"
+#: The five opponent markers, in the rulebook's order (Components).
+OPPONENTS: tuple[str, ...] = ("white", "green", "yellow", "blue", "red")
+MARKERS: tuple[str, ...] = (TEAM, *OPPONENTS)
+#: "In each round you play exactly 6 quiz cards": one for each marker.
+CARDS_PER_ROUND = len(MARKERS)
+#: "The end of the game is triggered when a marker enters or passes the finish space for
+#: the second time."
+CROSSINGS_TO_END = 2
+CATEGORIES: tuple[str, ...] = ("number", "letter", "colour")
+#: "A number card always refers to one of the whole numbers 0, 1, 2, 3, 4 or 5."
+MAX_NUMBER = 5
+MAX_TEXT = 2000
+
+#: The default question pool when a setup gives no ``cards``.
+DEFAULT_POOL_PATH = (
+    Path(__file__).resolve().parents[2] / "content" / "demo" / "data" / "knowledge_questions.json"
+)
+
+MOVED, ABANDONED, STAYS = "moved", "abandoned", "stays"
+
+_SETUP_FIELDS = frozenset({"board", "opponents", "team_space", "harder_start", "cards"})
+_CARD_FIELDS = frozenset({"id", "category", "answer", "front", "back"})
+_ACTION_FIELDS = frozenset({"type", "player", "card", "marker", "guess"})
+
+Answer = int | tuple[str, ...]
+
+
+# --- the values a state is made of -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QuizCard:
+    """A quiz card: its category (front), the text of both sides and the answer (back)."""
+
+    id: str
+    category: str
+    answer: Answer
+    front: str | None = None
+    back: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": self.id, "category": self.category, "answer": _answer_json(self.answer)}
+        if self.front is not None:
+            data["front"] = self.front
+        if self.back is not None:
+            data["back"] = self.back
+        return data
+
+    def front_dict(self) -> dict[str, Any]:
+        """What may be seen before the card is assigned: "names the category ... reads the
+        text on the front"."""
+        return {"id": self.id, "category": self.category, "front": self.front}
+
+
+@dataclass(frozen=True)
+class TeamMarker:
+    space: int
+    crossings: int = 0
+
+
+@dataclass(frozen=True)
+class OpponentMarker:
+    """An opponent marker: its colour, the letter on its front (the back shows the same
+    letter and the finish flag)."""
+
+    colour: str
+    letter: str
+    space: int
+    crossings: int = 0
+    flag: bool = False
+
+
+@dataclass(frozen=True)
+class Movement:
+    """Where a card sends a marker: ``steps`` spaces clockwise, to space ``to``."""
+
+    to: int
+    steps: int
+    skipped_team: bool = False
+
+
+@dataclass(frozen=True)
+class Play:
+    """One card assigned to a marker, as the history keeps it (the guess for progress)."""
+
+    round: int
+    card: str
+    category: str
+    answer: Answer
+    marker: str
+    player: str | None
+    guess: Answer | None
+    guess_correct: bool | None
+    movement: str  # MOVED, ABANDONED (replaced) or STAYS (no replacement left)
+    from_space: int
+    to_space: int
+    steps: int
+    crossed: bool = False
+    skipped_team: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "card": self.card,
+            "category": self.category,
+            "answer": _answer_json(self.answer),
+            "marker": self.marker,
+            "player": self.player,
+            "guess": None if self.guess is None else _answer_json(self.guess),
+            "guess_correct": self.guess_correct,
+            "movement": self.movement,
+            "from": self.from_space,
+            "to": self.to_space,
+            "steps": self.steps,
+            "crossed": self.crossed,
+            "skipped_team": self.skipped_team,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Play:
+        guess = data["guess"]
+        return cls(
+            round=int(data["round"]),
+            card=str(data["card"]),
+            category=str(data["category"]),
+            answer=_answer_value(data["answer"]),
+            marker=str(data["marker"]),
+            player=data["player"],
+            guess=None if guess is None else _answer_value(guess),
+            guess_correct=data["guess_correct"],
+            movement=str(data["movement"]),
+            from_space=int(data["from"]),
+            to_space=int(data["to"]),
+            steps=int(data["steps"]),
+            crossed=bool(data["crossed"]),
+            skipped_team=bool(data["skipped_team"]),
+        )
+
+
+@dataclass(frozen=True)
+class State:
+    """A Knowledge? game.
+
+    ``cards`` are all the game's cards; ``order`` (indices into ``cards``) is the draw order
+    so far, of which the first ``drawn`` have been drawn.  ``round_cards`` are the cards drawn
+    this round (replacements included), ``slots`` the card lying at each marker's card slot,
+    ``abandoned`` this round's cards that could not be resolved.  ``stacks`` lists, for
+    every space holding two or more opponent markers, their colours bottom to top.
+    """
+
+    variant: str
+    seed: int
+    board: Board
+    harder_start: bool
+    cards: tuple[QuizCard, ...]
+    order: tuple[int, ...]
+    drawn: int
+    round: int
+    round_cards: tuple[int, ...]
+    slots: Mapping[str, int]
+    moved_this_round: tuple[str, ...]
+    abandoned: tuple[int, ...]
+    replacement: int | None
+    team: TeamMarker
+    opponents: tuple[OpponentMarker, ...]
+    stacks: Mapping[int, tuple[str, ...]]
+    triggered_by: str | None = None
+    history: tuple[Play, ...] = ()
+
+    def opponent(self, colour: str) -> OpponentMarker:
+        return self.opponents[OPPONENTS.index(colour)]
+
+    def space_of(self, marker: str) -> int:
+        return self.team.space if marker == TEAM else self.opponent(marker).space
+
+    def crossings_of(self, marker: str) -> int:
+        return self.team.crossings if marker == TEAM else self.opponent(marker).crossings
+
+    def to_dict(self) -> dict[str, Any]:
+        """The state as JSON-ready data (``docs/replay.md``, Knowledge?, State)."""
+        ids = [card.id for card in self.cards]
+        return {
+            "game": GAME,
+            "variant": self.variant,
+            "seed": self.seed,
+            "board": self.board.to_dict(),
+            "harder_start": self.harder_start,
+            "cards": [card.to_dict() for card in self.cards],
+            "order": [ids[index] for index in self.order],
+            "drawn": self.drawn,
+            "round": self.round,
+            "round_cards": [ids[index] for index in self.round_cards],
+            "slots": {marker: ids[self.slots[marker]] for marker in MARKERS if marker in self.slots},
+            "abandoned": [ids[index] for index in self.abandoned],
+            "replacement": None if self.replacement is None else ids[self.replacement],
+            "markers": self.markers_dict(),
+            "stacks": self.stacks_dict(),
+            "moved_this_round": list(self.moved_this_round),
+            "triggered_by": self.triggered_by,
+            "history": [play.to_dict() for play in self.history],
+            "terminal": is_terminal(self),
+            "outcome": _result_word(self),
+            "result": outcome(self),
+        }
+
+    def markers_dict(self) -> dict[str, dict[str, Any]]:
+        """``markers`` as replay.md has it: the team's space and crossings; each opponent's
+        space, crossings, flag (back side up) and front letter."""
+        markers: dict[str, dict[str, Any]] = {
+            TEAM: {"space": self.team.space, "crossings": self.team.crossings}
+        }
+        for marker in self.opponents:
+            markers[marker.colour] = {
+                "space": marker.space,
+                "crossings": marker.crossings,
+                "flag": marker.flag,
+                "letter": marker.letter,
+            }
+        return markers
+
+    def stacks_dict(self) -> dict[str, list[str]]:
+        """``stacks`` as replay.md has it: space (a string) -> colours, bottom to top."""
+        return {str(space): list(self.stacks[space]) for space in sorted(self.stacks)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> State:
+        """Read a state written by :meth:`to_dict` (``ValueError`` if it is not one)."""
+        try:
+            return _state_from_data(data)
+        except (KeyError, TypeError, AttributeError, IndexError, InvalidSetup) as error:
+            raise ValueError(f"Not a Knowledge? state: {error}") from error
+
+
+def _answer_json(answer: Answer) -> int | list[str]:
+    return answer if isinstance(answer, int) else list(answer)
+
+
+def _answer_value(raw: Any) -> Answer:
+    return int(raw) if isinstance(raw, int) else tuple(str(item) for item in raw)
+
+
+def _state_from_data(data: Mapping[str, Any]) -> State:
+    if data.get("game") != GAME:
+        raise ValueError(f"Not a Knowledge? state: game is {data.get('game')!r}.")
+    variant = data["variant"]
+    if variant not in VARIANTS:
+        raise ValueError(f"Not a Knowledge? state: unknown variant {variant!r}.")
+    cards = _parse_cards(data["cards"])
+    index = {card.id: i for i, card in enumerate(cards)}
+    markers = data["markers"]
+    team = TeamMarker(space=int(markers[TEAM]["space"]), crossings=int(markers[TEAM]["crossings"]))
+    opponents = tuple(
+        OpponentMarker(
+            colour=colour,
+            letter=str(markers[colour]["letter"]),
+            space=int(markers[colour]["space"]),
+            crossings=int(markers[colour]["crossings"]),
+            flag=bool(markers[colour]["flag"]),
+        )
+        for colour in OPPONENTS
+    )
+    replacement = data["replacement"]
+    state = State(
+        variant=variant,
+        seed=int(data["seed"]),
+        board=board_from_dict(data["board"]),
+        harder_start=bool(data["harder_start"]),
+        cards=cards,
+        order=tuple(index[card_id] for card_id in data["order"]),
+        drawn=int(data["drawn"]),
+        round=int(data["round"]),
+        round_cards=tuple(index[card_id] for card_id in data["round_cards"]),
+        slots=MappingProxyType({marker: index[card_id] for marker, card_id in data["slots"].items()}),
+        moved_this_round=tuple(data["moved_this_round"]),
+        abandoned=tuple(index[card_id] for card_id in data["abandoned"]),
+        replacement=None if replacement is None else index[replacement],
+        team=team,
+        opponents=opponents,
+        stacks=MappingProxyType({int(space): tuple(colours) for space, colours in data["stacks"].items()}),
+        triggered_by=data["triggered_by"],
+        history=tuple(Play.from_dict(play) for play in data["history"]),
+    )
+    _check_consistent(state)
+    return state
+
+
+def _check_consistent(state: State) -> None:
+    """Stacks and marker spaces must tell the same story."""
+    if not all(0 <= state.space_of(marker) < state.board.length for marker in MARKERS):
+        raise ValueError("Not a Knowledge? state: a marker is off the board.")
+    for space in range(state.board.length):
+        here = sorted(m.colour for m in state.opponents if m.space == space)
+        stack = state.stacks.get(space)
+        if len(here) >= 2 and (stack is None or sorted(stack) != here):
+            raise ValueError(f"Not a Knowledge? state: the stack on space {space} does not list {here}.")
+        if len(here) < 2 and stack is not None:
+            raise ValueError(f"Not a Knowledge? state: space {space} holds no stack.")
+    for marker in state.moved_this_round:
+        if marker not in MARKERS or marker not in state.slots:
+            raise ValueError(f"Not a Knowledge? state: {marker!r} moved without a card in its slot.")
+
+
+def state_from_dict(data: Mapping[str, Any]) -> State:
+    """The state a :meth:`State.to_dict` wrote.
+
+    >>> state = new_game(_example_setup(), seed=1, variant="basic")
+    >>> state_from_dict(state.to_dict()) == state
+    True
+    """
+    return State.from_dict(data)
+
+
+# --- setup ---------------------------------------------------------------------------------
+
+
+def _parse_answer(category: str, raw: Any, *, what: str) -> Answer:
+    """An answer (or a guess) in canonical form: an int for number cards, the options in
+    A-E / red-white order for letter and colour cards."""
+    if category == "number":
+        if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw <= MAX_NUMBER:
+            raise ValueError(
+                f"{what} of a number card is a whole number from 0 to {MAX_NUMBER}, not {raw!r}."
+            )
+        return raw
+    allowed = LETTERS if category == "letter" else COLOURS
+    items = [raw] if isinstance(raw, str) else raw
+    if not isinstance(items, list | tuple) or not items:
+        raise ValueError(f"{what} of a {category} card is one or more of {', '.join(allowed)}, not {raw!r}.")
+    found: set[str] = set()
+    for item in items:
+        value = item.upper() if category == "letter" and isinstance(item, str) else item
+        value = value.lower() if category == "colour" and isinstance(value, str) else value
+        if value not in allowed:
+            raise ValueError(
+                f"{what} of a {category} card is one or more of {', '.join(allowed)}, not {item!r}."
+            )
+        found.add(value)
+    return tuple(option for option in allowed if option in found)
+
+
+def _parse_card(position: int, raw: Any) -> QuizCard:
+    if not isinstance(raw, Mapping):
+        raise InvalidSetup(f"Card {position} must be an object with id, category and answer.")
+    card_id = raw.get("id")
+    if not isinstance(card_id, str) or not card_id:
+        raise InvalidSetup(f"Card {position} needs a non-empty string 'id'.")
+    unknown = sorted(set(raw) - _CARD_FIELDS)
+    if unknown:
+        raise InvalidSetup(
+            f"Card {card_id!r}: unknown field(s) {', '.join(unknown)}; a card has id, category, answer, "
+            "front and back."
+        )
+    category = raw.get("category")
+    if category not in CATEGORIES:
+        raise InvalidSetup(
+            f"Card {card_id!r}: the category must be number, letter or colour, not {category!r}."
+        )
+    try:
+        answer = _parse_answer(category, raw.get("answer"), what="The answer")
+    except ValueError as error:
+        raise InvalidSetup(f"Card {card_id!r}: {error}") from None
+    texts: dict[str, str | None] = {}
+    for side in ("front", "back"):
+        text = raw.get(side)
+        if text is not None and (not isinstance(text, str) or len(text) > MAX_TEXT):
+            raise InvalidSetup(f"Card {card_id!r}: {side!r} must be a text of at most {MAX_TEXT} characters.")
+        texts[side] = text
+    return QuizCard(id=card_id, category=category, answer=answer, front=texts["front"], back=texts["back"])
+
+
+def _parse_cards(raw: Any) -> tuple[QuizCard, ...]:
+    if not isinstance(raw, list | tuple) or len(raw) < CARDS_PER_ROUND:
+        raise InvalidSetup(
+            f"'cards' must be a list of at least {CARDS_PER_ROUND} quiz cards (one round), in draw order."
+        )
+    cards = tuple(_parse_card(position, card) for position, card in enumerate(raw))
+    seen: set[str] = set()
+    for card in cards:
+        if card.id in seen:
+            raise InvalidSetup(f"Two cards have the id {card.id!r}; card ids must be different.")
+        seen.add(card.id)
+    return cards
+
+
+def _default_pool() -> list[dict[str, Any]]:
+    """The demo questions Talia ships, as cards ``demo-001``, ``demo-002``, ..."""
+    try:
+        rows = json.loads(DEFAULT_POOL_PATH.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise InvalidSetup(
+            f"No 'cards' were given and the default question pool cannot be read ({error}); give 'cards'."
+        ) from None
+    return [
+        {
+            "id": f"demo-{number:03d}",
+            "category": row["category"],
+            "answer": row["answer"],
+            "front": row.get("front"),
+            "back": row.get("back"),
+        }
+        for number, row in enumerate(rows, start=1)
+    ]
+
+
+def _parse_opponents(raw: Any, board: Board) -> tuple[tuple[OpponentMarker, ...], list[str]]:
+    """Explicit opponents: all five, each colour and letter once; list order = bottom to top."""
+    if not isinstance(raw, list) or len(raw) != len(OPPONENTS):
+        raise InvalidSetup(
+            "'opponents' must list all five opponent markers: white, green, yellow, blue, red."
+        )
+    placed: dict[str, OpponentMarker] = {}
+    letters: set[str] = set()
+    for entry in raw:
+        if not isinstance(entry, Mapping) or set(entry) != {"colour", "letter", "space"}:
+            raise InvalidSetup("Each opponent is {'colour': ..., 'letter': ..., 'space': ...}.")
+        colour, letter, space = entry["colour"], entry["letter"], entry["space"]
+        if colour not in OPPONENTS or colour in placed:
+            raise InvalidSetup(
+                f"Opponent colour {colour!r}: the five opponents are white, green, yellow, blue and red, "
+                "each once."
+            )
+        if letter not in LETTERS or letter in letters:
+            raise InvalidSetup(f"Opponent {colour}: the front letters are A-E, each once; not {letter!r}.")
+        if isinstance(space, bool) or not isinstance(space, int) or not 0 <= space < board.length:
+            raise InvalidSetup(f"Opponent {colour}: 'space' must be a space from 0 to {board.length - 1}.")
+        placed[colour] = OpponentMarker(colour=colour, letter=letter, space=space)
+        letters.add(letter)
+    return tuple(placed[colour] for colour in OPPONENTS), [entry["colour"] for entry in raw]
+
+
+def _place_opponents(board: Board, seed: int, *, hard: bool) -> tuple[tuple[OpponentMarker, ...], list[str]]:
+    """Setup: "Place the 5 opponent markers front side up, starting at the marked space (2):
+    place them in random order on this space and on the next 4 spaces behind it"."""
+    spaces = board.start_spaces(hard=hard)
+    order = list(OPPONENTS)
+    rng_for(seed, "opponents").shuffle(order)
+    letters = list(LETTERS)
+    rng_for(seed, "letters").shuffle(letters)
+    front = dict(zip(OPPONENTS, letters, strict=True))
+    where = dict(zip(order, spaces, strict=True))
+    markers = tuple(OpponentMarker(colour=c, letter=front[c], space=where[c]) for c in OPPONENTS)
+    return markers, order
+
+
+def _stacks_from(
+    opponents: Iterable[OpponentMarker], bottom_to_top: list[str]
+) -> Mapping[int, tuple[str, ...]]:
+    spaces = {m.colour: m.space for m in opponents}
+    piles: dict[int, list[str]] = {}
+    for colour in bottom_to_top:
+        piles.setdefault(spaces[colour], []).append(colour)
+    return MappingProxyType({space: tuple(pile) for space, pile in piles.items() if len(pile) >= 2})
+
+
+def new_game(setup: Mapping[str, Any], *, seed: int, variant: str) -> State:
+    """Set up the board, place the markers and prepare round 1 (draw 6 cards).
+
+    >>> state = new_game(_example_setup(), seed=1, variant="basic")
+    >>> state.round, state.team.space, len(state.round_cards), sorted(m.space for m in state.opponents)
+    (1, 0, 6, [3, 4, 5, 6, 7])
+    """
+    if variant not in VARIANTS:
+        raise InvalidSetup(f"Unknown variant {variant!r}; Knowledge? has {', '.join(VARIANTS)}.")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise InvalidSetup("The seed must be an integer.")
+    if not isinstance(setup, Mapping):
+        raise InvalidSetup("The setup must be an object (every field may be left out).")
+    unknown = sorted(set(setup) - _SETUP_FIELDS)
+    if unknown:
+        raise InvalidSetup(
+            f"Unknown setup field(s) {', '.join(unknown)}; "
+            f"Knowledge? reads {', '.join(sorted(_SETUP_FIELDS))}."
+        )
+    board = default_board() if setup.get("board") is None else board_from_dict(setup["board"])
+    harder_start = setup.get("harder_start", False)
+    if not isinstance(harder_start, bool):
+        raise InvalidSetup("'harder_start' must be true or false.")
+    if harder_start and board.opponent_start_hard is None:
+        raise InvalidSetup("'harder_start' needs a board with an 'opponent_start_hard' space.")
+    if setup.get("opponents") is None:
+        opponents, bottom_to_top = _place_opponents(board, seed, hard=harder_start)
+    else:
+        opponents, bottom_to_top = _parse_opponents(setup["opponents"], board)
+    team_space = setup.get("team_space", board.finish)
+    if isinstance(team_space, bool) or not isinstance(team_space, int) or not 0 <= team_space < board.length:
+        raise InvalidSetup(
+            f"'team_space' must be a space from 0 to {board.length - 1} (default: the finish)."
+        )
+
+    if setup.get("cards") is None:
+        cards = _parse_cards(_default_pool())
+        order = list(range(len(cards)))
+        rng_for(seed, "cards").shuffle(order)
+    else:
+        cards = _parse_cards(setup["cards"])
+        order = list(range(len(cards)))
+
+    state = State(
+        variant=variant,
+        seed=seed,
+        board=board,
+        harder_start=harder_start,
+        cards=cards,
+        order=tuple(order),
+        drawn=0,
+        round=0,
+        round_cards=(),
+        slots=MappingProxyType({}),
+        moved_this_round=(),
+        abandoned=(),
+        replacement=None,
+        team=TeamMarker(space=team_space),
+        opponents=opponents,
+        stacks=_stacks_from(opponents, bottom_to_top),
+    )
+    return _prepare_round(state)
+
+
+def _draw(state: State) -> tuple[State, int] | None:
+    """Draw the next card of the order; when it runs out, the cards set aside (every card not
+    in this round) are shuffled into it."""
+    order = state.order
+    if state.drawn == len(order):
+        in_play = set(state.round_cards)
+        rest = [index for index in range(len(state.cards)) if index not in in_play]
+        if not rest:
+            return None
+        rng_for(state.seed, "reshuffle", len(order)).shuffle(rest)
+        order = (*order, *rest)
+    index = order[state.drawn]
+    drawn = replace(state, order=order, drawn=state.drawn + 1, round_cards=(*state.round_cards, index))
+    return drawn, index
+
+
+def _prepare_round(state: State) -> State:
+    """1: Prepare the Round: "Draw 6 random cards from the box"; the card slots are empty."""
+    state = replace(
+        state,
+        round=state.round + 1,
+        round_cards=(),
+        slots=MappingProxyType({}),
+        moved_this_round=(),
+        abandoned=(),
+        replacement=None,
+    )
+    for _ in range(CARDS_PER_ROUND):
+        drawn = _draw(state)
+        # A game has at least 6 cards and every earlier card is set aside: a round can be drawn.
+        assert drawn is not None
+        state = drawn[0]
+    return state
+
+
+# --- reading the board ------------------------------------------------------------------------
+
+
+def progress(state: State, marker: str) -> int:
+    """How far ``marker`` has come: crossings x board length + spaces beyond the finish
+    (README, Knowledge?: "Furthest ahead compares progress").
+
+    >>> state = new_game(_example_setup(), seed=1, variant="basic")
+    >>> progress(state, "team"), sorted(progress(state, c) for c in OPPONENTS)
+    (0, [3, 4, 5, 6, 7])
+    """
+    return state.crossings_of(marker) * state.board.length + state.board.past_finish(state.space_of(marker))
+
+
+def _piles(state: State, *, without: str | None = None) -> dict[int, list[str]]:
+    """The opponent markers on each occupied space, bottom to top (``without`` taken off)."""
+    piles: dict[int, list[str]] = {}
+    for marker in state.opponents:
+        if marker.space in state.stacks:
+            continue
+        if marker.colour != without:
+            piles[marker.space] = [marker.colour]
+    for space, stack in state.stacks.items():
+        pile = [colour for colour in stack if colour != without]
+        if pile:
+            piles[space] = pile
+    return piles
+
+
+def _shown(state: State, piles: Mapping[int, list[str]], space: int, mover: str) -> tuple[str, str] | None:
+    """The (colour, letter) ``mover`` can move to on ``space``, or ``None``.
+
+    "The colour and letter of the opponent marker lying on top are always the ones that
+    apply"; "A space covered by your team marker counts as unavailable when opponent markers
+    move by letter or colour".
+    """
+    if mover != TEAM and space == state.team.space:
+        return None
+    pile = piles.get(space)
+    if pile:
+        top = state.opponent(pile[-1])
+        return top.colour, top.letter
+    printed = state.board.spaces[space]
+    return None if printed is None else (printed.colour, printed.letter)
+
+
+def movement(state: State, marker: str, card: QuizCard) -> Movement | None:
+    """Where ``card`` sends ``marker`` now; ``None`` when no matching space is visible.
+
+    >>> state = new_game(_example_setup(), seed=1, variant="basic")
+    >>> movement(state, "team", QuizCard("x", "number", 3))
+    Movement(to=3, steps=3, skipped_team=False)
+    """
+    board = state.board
+    origin = state.space_of(marker)
+    if isinstance(card.answer, int):
+        # Number cards: "the exact number of spaces ... You may not forgo any steps."
+        steps = card.answer
+        to = board.ahead(origin, steps)
+        if marker != TEAM and steps > 0 and to == state.team.space:
+            # "If an opponent lands on the space of your team marker with its last step, it
+            # skips this space and moves on to the next available space."
+            return Movement(to=board.ahead(to, 1), steps=steps + 1, skipped_team=True)
+        return Movement(to=to, steps=steps)
+    # Letter / colour cards: "the nearest possible space that shows this letter"; with
+    # several options "the nearest available space that matches one of the options".
+    side = 0 if card.category == "colour" else 1
+    wanted = set(card.answer)
+    piles = _piles(state, without=marker)
+    for steps in range(1, board.length):
+        space = board.ahead(origin, steps)
+        shown = _shown(state, piles, space, marker)
+        if shown is not None and shown[side] in wanted:
+            return Movement(to=space, steps=steps)
+    return None
+
+
+def _crosses_finish(state: State, origin: int, steps: int) -> bool:
+    """Whether the finish lies within the spaces entered or passed: 1..steps ahead."""
+    return 1 <= (state.board.finish - origin) % state.board.length <= steps
+
+
+def _move(state: State, marker: str, move: Movement) -> tuple[State, bool]:
+    """Carry out ``move``; returns the new state and whether the marker crossed the finish."""
+    origin = state.space_of(marker)
+    crossed = _crosses_finish(state, origin, move.steps)
+    crossings = state.crossings_of(marker) + int(crossed)
+    if marker == TEAM:
+        state = replace(state, team=TeamMarker(space=move.to, crossings=crossings))
+    elif move.steps > 0:
+        # "If the opponent marker you want to move lies below other markers, take it from
+        # the stack"; landing where others are, "place it on top of the stack".
+        piles = _piles(state, without=marker)
+        piles.setdefault(move.to, []).append(marker)
+        mover = state.opponent(marker)
+        # "enters or passes the finish space for the first time, you immediately turn its
+        # marker over to its back side (the side with the finish flag)".
+        moved = replace(mover, space=move.to, crossings=crossings, flag=mover.flag or crossed)
+        state = replace(
+            state,
+            opponents=tuple(moved if m.colour == marker else m for m in state.opponents),
+            stacks=MappingProxyType(
+                {space: tuple(pile) for space, pile in sorted(piles.items()) if len(pile) >= 2}
+            ),
+        )
+    if crossed and crossings == CROSSINGS_TO_END and state.triggered_by is None:
+        state = replace(state, triggered_by=marker)
+    return state, crossed
+
+
+def is_terminal(state: State) -> bool:
+    """Whether the game is over: the end was triggered and the round is complete.
+
+    >>> is_terminal(new_game(_example_setup(), seed=1, variant="basic"))
+    False
+    """
+    return state.triggered_by is not None and len(state.moved_this_round) == CARDS_PER_ROUND
+
+
+def outcome(state: State) -> dict[str, Any] | None:
+    """``None`` while the game runs; then how it ended.
+
+    ``result`` is ``"lost"`` when an opponent that showed its finish flag before crossing the
+    finish again is ahead of the team (Game End), else ``"won"``; ``overtaken_by`` lists those
+    opponents, furthest first.  ``progress`` holds every marker's progress,
+    ``furthest_ahead`` the markers with the most (README: "Furthest ahead compares
+    progress"), ``triggered_by`` the marker whose second crossing triggered the end.
+
+    >>> outcome(new_game(_example_setup(), seed=1, variant="basic")) is None
+    True
+    """
+    if not is_terminal(state):
+        return None
+    reached = {marker: progress(state, marker) for marker in MARKERS}
+    overtaken_by = sorted(
+        (
+            marker.colour
+            for marker in state.opponents
+            if marker.flag and marker.crossings >= CROSSINGS_TO_END and reached[marker.colour] > reached[TEAM]
+        ),
+        key=lambda colour: (-reached[colour], OPPONENTS.index(colour)),
+    )
+    best = max(reached.values())
+    return {
+        "result": "lost" if overtaken_by else "won",
+        "progress": reached,
+        "overtaken_by": overtaken_by,
+        "furthest_ahead": [marker for marker in MARKERS if reached[marker] == best],
+        "triggered_by": state.triggered_by,
+        "rounds": state.round,
+    }
+
+
+def _result_word(state: State) -> str | None:
+    result = outcome(state)
+    return None if result is None else str(result["result"])
+
+
+# --- actions ---------------------------------------------------------------------------------
+
+
+def _unplayed(state: State) -> list[int]:
+    done = set(state.slots.values()) | set(state.abandoned)
+    return [index for index in state.round_cards if index not in done]
+
+
+def _playable(state: State) -> list[int]:
+    """The cards that may be assigned now: a replacement first; in the basic game the top
+    card of the stack; in the strategic variant any unplayed card of the round."""
+    if is_terminal(state):
+        return []
+    if state.replacement is not None:
+        return [state.replacement]
+    unplayed = _unplayed(state)
+    return unplayed[:1] if state.variant == "basic" else unplayed
+
+
+def _free_markers(state: State) -> list[str]:
+    return [marker for marker in MARKERS if marker not in state.moved_this_round]
+
+
+def legal_actions(state: State, player: str | None) -> list[dict[str, Any]]:
+    """Every ``assign`` allowed now: a playable card to a marker that has not moved this round.
+
+    The optional ``guess`` is not listed.
+
+    >>> state = new_game(_example_setup(), seed=1, variant="basic")
+    >>> [action["marker"] for action in legal_actions(state, None)]
+    ['team', 'white', 'green', 'yellow', 'blue', 'red']
+    >>> {action["card"] for action in legal_actions(state, None)}
+    {'q1'}
+    """
+    extra = {} if player is None else {"player": player}
+    return [
+        {"type": "assign", "card": state.cards[index].id, "marker": marker, **extra}
+        for index in _playable(state)
+        for marker in _free_markers(state)
+    ]
+
+
+def _acting_player(player: str | None, action: Mapping[str, Any]) -> str | None:
+    named = action.get("player")
+    if named is not None and not isinstance(named, str):
+        raise InvalidAction("The action's 'player' must be a player id.")
+    if player is not None and not isinstance(player, str):
+        raise InvalidAction("The acting player must be a player id.")
+    if player is not None and named is not None and named != player:
+        raise InvalidAction(f"The action names player {named!r} but was sent for {player!r}.")
+    return player if player is not None else named
+
+
+def _marker_name(marker: str) -> str:
+    return "the team marker" if marker == TEAM else f"the {marker} opponent"
+
+
+def apply_action(state: State, player: str | None, action: Mapping[str, Any]) -> State:
+    """The state after ``player`` assigns a card to a marker; the given state is never changed.
+
+    Raises :class:`InvalidAction` for a malformed action and :class:`IllegalAction` when the
+    rules do not allow it now; the message says why.
+
+    >>> state = new_game(_example_setup(), seed=1, variant="basic")
+    >>> state = apply_action(state, None, {"type": "assign", "card": "q1", "marker": "team", "guess": 2})
+    >>> state.team.space, state.moved_this_round, state.history[-1].guess_correct
+    (3, ('team',), False)
+    """
+    if not isinstance(action, Mapping):
+        raise InvalidAction("An action must be an object with a 'type'.")
+    kind = action.get("type")
+    acting = _acting_player(player, action)
+    if kind != "assign":
+        raise InvalidAction(f"Unknown action type {kind!r}; Knowledge? knows only 'assign'.")
+    unknown = sorted(set(action) - _ACTION_FIELDS)
+    if unknown:
+        raise InvalidAction(
+            f"Unknown field(s) {', '.join(unknown)}; an 'assign' has card, marker and optionally guess."
+        )
+    card_id = action.get("card")
+    if not isinstance(card_id, str):
+        raise InvalidAction("An 'assign' names the card by its id in 'card'.")
+    index = next((i for i, card in enumerate(state.cards) if card.id == card_id), None)
+    if index is None:
+        raise InvalidAction(f"There is no card {card_id!r} in this game.")
+    marker = action.get("marker")
+    if marker not in MARKERS:
+        raise InvalidAction(f"The marker must be one of {', '.join(MARKERS)}, not {marker!r}.")
+    card = state.cards[index]
+    guess: Answer | None = None
+    if action.get("guess") is not None:
+        try:
+            guess = _parse_answer(card.category, action["guess"], what="A guess")
+        except ValueError as error:
+            raise InvalidAction(str(error)) from None
+    _check_assign(state, index, marker)
+    return _assign(state, index, marker, acting, guess)
+
+
+def _check_assign(state: State, index: int, marker: str) -> None:
+    card_id = state.cards[index].id
+    if is_terminal(state):
+        raise IllegalAction("The game is over.")
+    if index not in state.round_cards:
+        raise IllegalAction(f"Card {card_id!r} is not one of the cards of round {state.round}.")
+    if index in state.slots.values() or index in state.abandoned:
+        raise IllegalAction(f"Card {card_id!r} has already been played this round.")
+    if state.replacement is not None and index != state.replacement:
+        replacement = state.cards[state.replacement].id
+        raise IllegalAction(
+            f"The replacement card {replacement!r} must be played next "
+            "(the card before it could not be resolved)."
+        )
+    if index not in _playable(state):
+        top = state.cards[_playable(state)[0]].id
+        raise IllegalAction(
+            f"In the basic game the cards are played from the top of the stack; the next card is {top!r}."
+        )
+    if marker in state.moved_this_round:
+        free = ", ".join(_free_markers(state))
+        raise IllegalAction(
+            f"{_marker_name(marker).capitalize()} has already moved this round; "
+            f"each marker moves exactly once (still free: {free})."
+        )
+
+
+def _guess_correct(card: QuizCard, guess: Answer | None) -> bool | None:
+    if guess is None:
+        return None
+    if isinstance(card.answer, int) or isinstance(guess, int):
+        return guess == card.answer
+    return set(guess) <= set(card.answer)
+
+
+def _assign(state: State, index: int, marker: str, player: str | None, guess: Answer | None) -> State:
+    """Reading and Resolving a Card: place it at the marker's card slot, turn it over, move."""
+    card = state.cards[index]
+    origin = state.space_of(marker)
+    move = movement(state, marker, card)
+    record = Play(
+        round=state.round,
+        card=card.id,
+        category=card.category,
+        answer=card.answer,
+        marker=marker,
+        player=player,
+        guess=guess,
+        guess_correct=_guess_correct(card, guess),
+        movement=MOVED,
+        from_space=origin,
+        to_space=origin,
+        steps=0,
+    )
+    if move is None:
+        return _abandon(state, index, marker, record)
+    state, crossed = _move(state, marker, move)
+    record = replace(
+        record, to_space=move.to, steps=move.steps, crossed=crossed, skipped_team=move.skipped_team
+    )
+    return _slot(state, index, marker, record)
+
+
+def _abandon(state: State, index: int, marker: str, record: Play) -> State:
+    """Very unlikely case: "abandon the movement. Take a replacement card from the box and
+    play it instead. You may again freely choose which marker to assign this card to.\""""
+    state = replace(state, abandoned=(*state.abandoned, index), replacement=None)
+    drawn = _draw(state)
+    if drawn is None:
+        # No card left to replace it: the marker stays where it is and has had its turn.
+        return _slot(state, index, marker, replace(record, movement=STAYS))
+    state, replacement = drawn
+    return replace(
+        state,
+        replacement=replacement,
+        history=(*state.history, replace(record, movement=ABANDONED)),
+    )
+
+
+def _slot(state: State, index: int, marker: str, record: Play) -> State:
+    """The card lies at the marker's slot; after the sixth, 3: Complete the Round."""
+    state = replace(
+        state,
+        slots=MappingProxyType({**state.slots, marker: index}),
+        moved_this_round=(*state.moved_this_round, marker),
+        replacement=None,
+        abandoned=tuple(i for i in state.abandoned if i != index),
+        history=(*state.history, record),
+    )
+    if len(state.moved_this_round) < CARDS_PER_ROUND or state.triggered_by is not None:
+        # The game is over once the round that triggered the end is complete.
+        return state
+    return _prepare_round(state)
+
+
+# --- what a player sees ----------------------------------------------------------------------
+
+
+def player_view(state: State, player: str | None) -> dict[str, Any]:
+    """What the team's screens show (Knowledge? is cooperative and open: the same for all).
+
+    Everything on the board is shown; of the cards, a card's back and answer only once it
+    has been assigned: the basic game shows the next card of the stack (``to_assign``: its id,
+    category and front), the strategic variant the fronts of all the round's unplayed cards.
+
+    >>> view = player_view(new_game(_example_setup(), seed=1, variant="basic"), "ala")
+    >>> view["to_assign"]
+    [{'id': 'q1', 'category': 'number', 'front': 'How many?'}]
+    """
+    markers = state.markers_dict()
+    for marker in MARKERS:
+        markers[marker]["progress"] = progress(state, marker)
+    if state.replacement is not None or state.variant == "basic":
+        shown = _playable(state)
+    else:
+        shown = [] if is_terminal(state) else _unplayed(state)
+    return {
+        "game": GAME,
+        "variant": state.variant,
+        "you": player,
+        "round": state.round,
+        "board": state.board.to_dict(),
+        "markers": markers,
+        "stacks": state.stacks_dict(),
+        "moved_this_round": list(state.moved_this_round),
+        "free_markers": _free_markers(state),
+        "slots": {marker: state.cards[index].to_dict() for marker, index in state.slots.items()},
+        "abandoned": [state.cards[index].to_dict() for index in state.abandoned],
+        "to_assign": [state.cards[index].front_dict() for index in shown],
+        "replacement": None if state.replacement is None else state.cards[state.replacement].id,
+        "cards_in_stack": len(_unplayed(state)),
+        "history": [play.to_dict() for play in state.history],
+        "triggered_by": state.triggered_by,
+        "legal_actions": legal_actions(state, player),
+        "terminal": is_terminal(state),
+        "outcome": _result_word(state),
+        "result": outcome(state),
+    }
+
+
+def _example_setup() -> dict[str, Any]:
+    """The default board, the opponents as in the rulebook, seven cards (for the docstrings)."""
+    cards: list[dict[str, Any]] = [
+        {"id": "q1", "category": "number", "answer": 3, "front": "How many?", "back": "Three."},
+        {"id": "q2", "category": "letter", "answer": ["C", "D"]},
+        {"id": "q3", "category": "colour", "answer": ["blue"]},
+        {"id": "q4", "category": "number", "answer": 0},
+        {"id": "q5", "category": "letter", "answer": "E"},
+        {"id": "q6", "category": "colour", "answer": ["red", "white"]},
+        {"id": "q7", "category": "number", "answer": 5},
+    ]
+    return {"cards": cards}

@@ -1,0 +1,250 @@
+"""The Knowledge? game board as data, and the checks a board must pass.
+
+The rulebook (``../shared/rules/knowledge.md``) never draws the board; Talia's reading
+(``../shared/rules/README.md``, Knowledge?) makes it data: a closed loop of spaces, each
+showing one colour (red, yellow, green, blue, white) and one letter (A-E), or neither
+(the finish space may be such a space), with the start/finish space (1), the opponents'
+start space (2) and the harder start space (4) "in the lower area of the board".
+
+Markers move clockwise, from index ``i`` to ``i + 1`` and from the last index to 0.
+The format is the one of ``docs/replay.md`` (Knowledge?, Setup)::
+
+    {"spaces": [null, {"colour": "green", "letter": "B"}, ...],
+     "finish": 0, "opponent_start": 7, "opponent_start_hard": 17}
+
+:data:`DEFAULT_BOARD` is the board Talia ships: 41 spaces, the finish showing neither
+colour nor letter, every colour and every letter eight times, every colour-letter pair
+at least once, and no space further than 6 spaces from the next space of any colour or
+letter (3.2 on average), so a move by letter or colour is short, as on the printed board.
+
+>>> board = board_from_dict(DEFAULT_BOARD)
+>>> len(board.spaces), board.finish, board.start_spaces(hard=False)
+(41, 0, (7, 6, 5, 4, 3))
+>>> move_lengths(board)["max"]
+6
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from statistics import mean
+from types import MappingProxyType
+from typing import Any
+
+from .base import InvalidSetup
+
+__all__ = [
+    "COLOURS",
+    "DEFAULT_BOARD",
+    "LETTERS",
+    "MAX_SPACES",
+    "MIN_SPACES",
+    "Board",
+    "Space",
+    "board_from_dict",
+    "default_board",
+    "move_lengths",
+]
+
+#: "red, yellow, green, blue or white" (The Quiz Cards, Colour cards).
+COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue", "white")
+#: "A, B, C, D or E" (The Quiz Cards, Letter cards).
+LETTERS: tuple[str, ...] = ("A", "B", "C", "D", "E")
+#: The finish, five opponent start spaces and room to move: a smaller loop is no board.
+MIN_SPACES = 10
+MAX_SPACES = 200
+#: The opponents start "on this space and on the next 4 spaces behind it" (Setup).
+START_SPACES = 5
+
+_BOARD_FIELDS = frozenset({"spaces", "finish", "opponent_start", "opponent_start_hard"})
+
+
+@dataclass(frozen=True)
+class Space:
+    """A space of the loop: the colour and the letter printed on it."""
+
+    colour: str
+    letter: str
+
+
+@dataclass(frozen=True)
+class Board:
+    """A checked board; build one with :func:`board_from_dict`."""
+
+    spaces: tuple[Space | None, ...]
+    finish: int
+    opponent_start: int
+    opponent_start_hard: int | None = None
+
+    @property
+    def length(self) -> int:
+        return len(self.spaces)
+
+    def ahead(self, space: int, steps: int) -> int:
+        """The space ``steps`` clockwise from ``space``.
+
+        >>> board_from_dict(DEFAULT_BOARD).ahead(40, 2)
+        1
+        """
+        return (space + steps) % len(self.spaces)
+
+    def past_finish(self, space: int) -> int:
+        """How far ``space`` lies beyond the finish, clockwise: 0 on the finish itself."""
+        return (space - self.finish) % len(self.spaces)
+
+    def start_spaces(self, *, hard: bool) -> tuple[int, ...]:
+        """The opponents' start space and "the next 4 spaces behind it", start space first."""
+        start = self.opponent_start_hard if hard else self.opponent_start
+        if start is None:
+            raise InvalidSetup("This board has no harder start space ('opponent_start_hard').")
+        return tuple((start - back) % len(self.spaces) for back in range(START_SPACES))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "spaces": [
+                None if space is None else {"colour": space.colour, "letter": space.letter}
+                for space in self.spaces
+            ],
+            "finish": self.finish,
+            "opponent_start": self.opponent_start,
+            "opponent_start_hard": self.opponent_start_hard,
+        }
+
+
+def _index(data: Mapping[str, Any], field: str, length: int, *, optional: bool = False) -> int | None:
+    value = data.get(field)
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < length:
+        raise InvalidSetup(f"The board's {field!r} must be a space number from 0 to {length - 1}.")
+    return value
+
+
+def _space(index: int, raw: Any) -> Space | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping) or set(raw) != {"colour", "letter"}:
+        raise InvalidSetup(
+            f"Board space {index} must be null or {{'colour': ..., 'letter': ...}}, not {raw!r}."
+        )
+    colour, letter = raw["colour"], raw["letter"]
+    if colour not in COLOURS:
+        raise InvalidSetup(
+            f"Board space {index}: the colour must be one of {', '.join(COLOURS)}, not {colour!r}."
+        )
+    if letter not in LETTERS:
+        raise InvalidSetup(f"Board space {index}: the letter must be one of A-E, not {letter!r}.")
+    return Space(colour=colour, letter=letter)
+
+
+def board_from_dict(data: Any) -> Board:
+    """Check a board written as data and return it; :class:`InvalidSetup` says what is wrong.
+
+    A board is refused when some colour or some letter never occurs on it: a card asking
+    for it could never be resolved ("no matching space is visible").
+
+    >>> red_a = {"colour": "red", "letter": "A"}
+    >>> board_from_dict({"spaces": [None] + [red_a] * 12, "finish": 0, "opponent_start": 7})
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    games.engines.base.InvalidSetup: The board never shows the colour(s) yellow, green, blue, white ...
+    """
+    if not isinstance(data, Mapping):
+        raise InvalidSetup("The board must be an object with 'spaces', 'finish' and 'opponent_start'.")
+    unknown = sorted(set(data) - _BOARD_FIELDS)
+    if unknown:
+        raise InvalidSetup(
+            f"Unknown board field(s) {', '.join(unknown)}; a board has {', '.join(sorted(_BOARD_FIELDS))}."
+        )
+    raw_spaces = data.get("spaces")
+    if not isinstance(raw_spaces, list | tuple) or not MIN_SPACES <= len(raw_spaces) <= MAX_SPACES:
+        raise InvalidSetup(
+            f"The board's 'spaces' must be a list of {MIN_SPACES} to {MAX_SPACES} spaces (a closed loop)."
+        )
+    spaces = tuple(_space(index, raw) for index, raw in enumerate(raw_spaces))
+    length = len(spaces)
+    finish = _index(data, "finish", length)
+    start = _index(data, "opponent_start", length)
+    hard = _index(data, "opponent_start_hard", length, optional=True)
+    assert finish is not None and start is not None
+    board = Board(spaces=spaces, finish=finish, opponent_start=start, opponent_start_hard=hard)
+
+    shown_colours = {space.colour for space in spaces if space is not None}
+    shown_letters = {space.letter for space in spaces if space is not None}
+    missing = [c for c in COLOURS if c not in shown_colours], [x for x in LETTERS if x not in shown_letters]
+    if missing[0] or missing[1]:
+        parts = []
+        if missing[0]:
+            parts.append(f"the colour(s) {', '.join(missing[0])}")
+        if missing[1]:
+            parts.append(f"the letter(s) {', '.join(missing[1])}")
+        raise InvalidSetup(
+            f"The board never shows {' and '.join(parts)}: a card asking for it could never be "
+            "resolved. Every colour (red, yellow, green, blue, white) and every letter (A-E) "
+            "needs at least one space."
+        )
+    for hard_start in (False, True):
+        if hard_start and hard is None:
+            continue
+        name = "opponent_start_hard" if hard_start else "opponent_start"
+        if finish in board.start_spaces(hard=hard_start):
+            raise InvalidSetup(
+                f"The opponents start on {name!r} and the 4 spaces behind it; the finish space "
+                f"{finish} must not be one of them."
+            )
+    return board
+
+
+def move_lengths(board: Board) -> dict[str, Any]:
+    """How far a move by colour or letter goes on the empty board, from every space.
+
+    For every space and every colour and letter, the distance to the nearest space ahead
+    showing it: ``max`` and ``mean`` over all of them, and the ``worst`` (space, colour or
+    letter) pairs reaching the maximum.  A curator's check that the board plays well.
+    """
+    distances: list[int] = []
+    worst: list[tuple[int, str]] = []
+    longest = 0
+    for origin in range(board.length):
+        for wanted in (*COLOURS, *LETTERS):
+            for steps in range(1, board.length):
+                space = board.spaces[board.ahead(origin, steps)]
+                if space is not None and wanted in (space.colour, space.letter):
+                    break
+            else:  # pragma: no cover - board_from_dict refuses such boards
+                steps = board.length
+            distances.append(steps)
+            if steps > longest:
+                longest, worst = steps, []
+            if steps == longest:
+                worst.append((origin, wanted))
+    return {"max": longest, "mean": mean(distances), "worst": worst}
+
+
+def _s(colour: str, letter: str) -> Mapping[str, str]:
+    return MappingProxyType({"colour": colour, "letter": letter})
+
+
+#: Talia's default board: the finish (0) shows nothing; the opponents start on 7 and the
+#: 4 spaces behind it, or on 17 and the 4 behind it for the harder game.
+_DEFAULT_SPACES = (
+    None,
+    _s("green", "B"), _s("yellow", "C"), _s("red", "E"), _s("blue", "A"), _s("white", "D"),
+    _s("yellow", "B"), _s("green", "E"), _s("white", "C"), _s("red", "A"), _s("blue", "D"),
+    _s("yellow", "E"), _s("green", "B"), _s("white", "C"), _s("red", "A"), _s("blue", "B"),
+    _s("yellow", "D"), _s("green", "E"), _s("blue", "C"), _s("white", "A"), _s("red", "B"),
+    _s("yellow", "A"), _s("green", "D"), _s("red", "E"), _s("blue", "C"), _s("white", "B"),
+    _s("red", "D"), _s("yellow", "A"), _s("green", "C"), _s("blue", "E"), _s("white", "D"),
+    _s("yellow", "B"), _s("red", "C"), _s("green", "A"), _s("blue", "D"), _s("white", "E"),
+    _s("green", "B"), _s("yellow", "C"), _s("red", "E"), _s("blue", "A"), _s("white", "D"),
+)  # fmt: skip
+DEFAULT_BOARD: Mapping[str, Any] = MappingProxyType(
+    {"spaces": _DEFAULT_SPACES, "finish": 0, "opponent_start": 7, "opponent_start_hard": 17}
+)
+
+
+def default_board() -> Board:
+    """:data:`DEFAULT_BOARD`, checked."""
+    return board_from_dict(DEFAULT_BOARD)
