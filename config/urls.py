@@ -4,6 +4,7 @@ from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
+from django.utils.translation import gettext_lazy as _
 from django.views.i18n import JavaScriptCatalog
 
 from content import views as content_views
@@ -11,7 +12,7 @@ from lms import views as lms_views
 
 admin.site.site_header = "Talia"
 admin.site.site_title = "Talia"
-admin.site.index_title = "Talia"
+admin.site.index_title = _("Authoring")
 
 urlpatterns = [
     path("", lms_views.home, name="home"),
@@ -22,6 +23,7 @@ urlpatterns = [
     path("healthz", lms_views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/", include("config.api_urls")),
+    path("content/decks/", include("content.deck_urls")),
     path("content/", include("content.urls")),
 ]
 

@@ -23,6 +23,7 @@ from django.utils.translation import ngettext
 
 from . import services
 from .admin_actions import ImportExportLinksMixin, export_selected
+from .admin_decks import print_selected_activity_cards, print_selected_knowledge_questions
 from .answers import AnswerError, answer_format, answer_parse
 from .decks import deck_options
 from .models import (
@@ -431,7 +432,7 @@ class ActivityCardAdmin(ImportExportLinksMixin, AuthoredAdmin):
     search_fields = ("title", "terms__text")
     filter_horizontal = ("tags", "editors")
     inlines = [ActivityTermInline]
-    actions = ["publish", "unpublish", export_selected]
+    actions = ["publish", "unpublish", export_selected, print_selected_activity_cards]
     fieldsets = (
         (None, {"fields": ("title", "language", "status", "tags")}),
         (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),
@@ -458,7 +459,7 @@ def _term_label(term: ActivityTerm) -> str:
 
 class KnowledgeQuestionForm(forms.ModelForm):
     answer = forms.CharField(
-        label=_("answer"),
+        label=_("Answer"),
         help_text=_(
             "Number card: 0–5. Letter card: one or more of A–E (C/D). "
             "Colour card: one or more of red, yellow, green, blue, white (blue/white). "
@@ -494,7 +495,7 @@ class KnowledgeQuestionAdmin(ImportExportLinksMixin, AuthoredAdmin):
     list_filter = ("category", "status", "language", "tags")
     search_fields = ("front", "back", "source")
     filter_horizontal = ("tags", "editors")
-    actions = ["publish", "unpublish", export_selected]
+    actions = ["publish", "unpublish", export_selected, print_selected_knowledge_questions]
     fieldsets = (
         (None, {"fields": ("category", "front", "back", "answer", "source", "language", "status", "tags")}),
         (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),

@@ -31,7 +31,7 @@ from defusedxml import (  # type: ignore[import-untyped]
     ExternalReferenceForbidden,
 )
 from defusedxml.ElementTree import iterparse as _defused_iterparse  # type: ignore[import-untyped]
-from PIL import Image
+from PIL import Image, ImageFile
 
 __all__ = [
     "ALLOWED_FORMATS",
@@ -275,8 +275,14 @@ def _inspect_raster(data: bytes, fmt: str, *, min_side: int) -> tuple[int, int]:
                 image.verify()
             # verify() leaves the image unusable and does not decode everything, so
             # decode a fresh copy completely to catch truncated or corrupt data.
-            with Image.open(io.BytesIO(data), formats=[pillow_format]) as image:
-                image.load()
+            # Libraries may relax Pillow process-wide (WeasyPrint sets
+            # LOAD_TRUNCATED_IMAGES on import); the check must stay strict regardless.
+            relaxed, ImageFile.LOAD_TRUNCATED_IMAGES = ImageFile.LOAD_TRUNCATED_IMAGES, False
+            try:
+                with Image.open(io.BytesIO(data), formats=[pillow_format]) as image:
+                    image.load()
+            finally:
+                ImageFile.LOAD_TRUNCATED_IMAGES = relaxed
     except PictureError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as error:

@@ -36,7 +36,8 @@ def picture_file(data: bytes, filename: str) -> ContentFile:
 @transaction.atomic
 def content_set_status(*, user: Any, queryset: QuerySet[Any], status: str) -> tuple[int, int]:
     """Publish or unpublish the rows ``user`` may change; return (changed, skipped)."""
-    rows = list(queryset.select_for_update())
+    # Lock the rows themselves: the visible queryset may be DISTINCT, which FOR UPDATE refuses.
+    rows = list(queryset.model.objects.select_for_update().filter(pk__in=queryset.values("pk")))
     allowed = [row.pk for row in rows if can_change(user, row)]
     changed = queryset.model.objects.filter(pk__in=allowed).update(status=status)
     return changed, len(rows) - len(allowed)

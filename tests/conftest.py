@@ -28,6 +28,25 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         raise pytest.UsageError("CI=true but REDIS_URL is not set: the tests need Redis.")
 
 
+def pytest_collection_modifyitems(items):
+    """Every transactional test starts from the migrated database and leaves it so.
+
+    A transactional test flushes the tables afterwards, which would also remove what
+    the data migrations seeded (periods, the Teachers group); serialized rollback puts
+    it back for the tests that follow.
+    """
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        marker = item.get_closest_marker("django_db")
+        transactional = (
+            "transactional_db" in names
+            or "live_server" in names
+            or (marker is not None and marker.kwargs.get("transaction", False))
+        )
+        if transactional and not (marker is not None and marker.kwargs.get("serialized_rollback")):
+            item.add_marker(pytest.mark.django_db(transaction=True, serialized_rollback=True))
+
+
 @pytest.fixture
 def teacher(db):
     return TeacherFactory()

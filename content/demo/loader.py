@@ -25,10 +25,9 @@ from content.models import (
     Theme,
     Visibility,
 )
+from content.services import picture_file
 from lms.models import Role, User
 from lms.services import user_create
-
-from content.services import picture_file
 
 from .placeholders import placeholder_svg
 

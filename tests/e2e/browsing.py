@@ -1,0 +1,126 @@
+"""What the browser tests share besides fixtures: watching a page, signing in, running axe."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Page, Response, expect
+
+# WCAG 2.0, 2.1 and 2.2, levels A and AA (axe-core has no wcag22a tag).
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+
+_axe = Axe()
+
+
+@dataclass
+class PageWatch:
+    """Collects what goes wrong on a page: console errors, script errors, failed requests.
+
+    Only requests to the live server count (the pages load nothing from elsewhere;
+    chromium's own background traffic is switched off by the launch flags).
+    """
+
+    origin: str
+    problems: list[str] = field(default_factory=list)
+
+    def attach(self, page: Page) -> None:
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.problems.append(f"script error: {error}"))
+        page.on("requestfailed", self._request_failed)
+        page.on("response", self._response)
+
+    def take(self) -> list[str]:
+        """The problems seen since the last call."""
+        problems, self.problems = self.problems, []
+        return problems
+
+    def _same_origin(self, url: str) -> bool:
+        parts = urlsplit(url)
+        return f"{parts.scheme}://{parts.netloc}" == self.origin
+
+    def _console(self, message: Any) -> None:
+        if message.type == "error":
+            where = message.location.get("url", "") if message.location else ""
+            if not self._is_favicon(where):
+                self.problems.append(f"console error: {message.text} ({where})")
+
+    def _is_favicon(self, url: str) -> bool:
+        # Chromium asks for /favicon.ico once per browser, on whichever page comes first,
+        # when that page names no icon; check_icon() checks every page names one instead.
+        return self._same_origin(url) and urlsplit(url).path == "/favicon.ico"
+
+    def _request_failed(self, request: Any) -> None:
+        if self._same_origin(request.url) and not self._is_favicon(request.url):
+            self.problems.append(f"request failed: {request.url} ({request.failure})")
+
+    def _response(self, response: Response) -> None:
+        if self._same_origin(response.url) and response.status >= 400 and not self._is_favicon(response.url):
+            self.problems.append(f"HTTP {response.status}: {response.url}")
+
+
+def open_page(page: Page, url: str) -> Response:
+    """Go to ``url`` and wait until its scripts ran; the page must answer 200."""
+    response = page.goto(url, wait_until="load")
+    assert response is not None, f"{url}: no response"
+    assert response.status == 200, f"{url} answered HTTP {response.status}"
+    return response
+
+
+def icon_missing(page: Page) -> bool:
+    """Whether the page names no icon (so the browser asks for /favicon.ico, a 404)."""
+    return page.locator("head link[rel~='icon']").count() == 0
+
+
+def sign_in(page: Page, base_url: str, username: str, password: str) -> None:
+    """Sign in through the site's real login form, as a person would."""
+    open_page(page, f"{base_url}/accounts/login/")
+    page.locator("#id_username").fill(username)
+    page.locator("#id_password").fill(password)
+    with page.expect_navigation():
+        page.locator("main form button[type=submit]").click()
+    expect(page.locator(".site-header form[action$='/logout/'] button")).to_contain_text(username)
+
+
+def axe_violations(page: Page, *, disabled_rules: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """Run axe-core in the page, WCAG 2.2 AA rules only, and return its violations."""
+    options: dict[str, Any] = {
+        "runOnly": {"type": "tag", "values": WCAG_TAGS},
+        "resultTypes": ["violations"],
+        # Not the "cssom" asset: axe fetches every @import again by its raw relative URL,
+        # resolved against the page (Django admin's forms.css imports 'widgets.css', so
+        # axe asks for /content/imports/new/widgets.css, a 404, and on admin URLs for a
+        # "change" page that queues an "object doesn't exist" message). Only the
+        # experimental css-orientation-lock rule uses it, and experimental rules don't run.
+        "preload": {"assets": ["media"], "timeout": 10_000},
+    }
+    if disabled_rules:
+        options["rules"] = {rule: {"enabled": False} for rule in disabled_rules}
+    return list(_axe.run(page, options=options).response["violations"])
+
+
+def describe_violations(where: str, violations: list[dict[str, Any]]) -> str:
+    """Each violation's id, help and nodes, readable in a failed test's output."""
+    lines = []
+    for violation in violations:
+        lines.append(
+            f"{where}: {violation['id']} ({violation.get('impact')}): {violation['help']}"
+            f" <{violation.get('helpUrl', '')}>"
+        )
+        for node in violation["nodes"][:8]:
+            html = re.sub(r"\s+", " ", node.get("html", ""))[:200]
+            lines.append(f"    at {', '.join(map(str, node['target']))}: {html}")
+            summary = (node.get("failureSummary") or "").replace("\n", " / ")
+            if summary:
+                lines.append(f"       {summary[:400]}")
+        if len(violation["nodes"]) > 8:
+            lines.append(f"    … and {len(violation['nodes']) - 8} more nodes")
+    return "\n".join(lines)
+
+
+def scroll_width(page: Page) -> int:
+    """The page's width in CSS pixels; wider than the viewport means it scrolls sideways."""
+    return int(page.evaluate("document.scrollingElement.scrollWidth"))
