@@ -1,0 +1,367 @@
+"""Game pages and the polling endpoints: parse the request, call one service, shape output.
+
+The JSON endpoints are plain Django views rather than DRF views on purpose: guests play
+without an account, and DRF's session authentication checks CSRF only for signed-in
+users, so a guest's POST would go unchecked. Here Django's CSRF middleware checks every
+POST. Every game response is built by ``selectors.session_payload``: the participant's
+own view, never the raw state.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+from typing import Any
+
+import segno
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.files.storage import default_storage
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    JsonResponse,
+)
+from django.shortcuts import get_object_or_404, redirect, render
+from django.templatetags.static import static
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from content.models import BuildState, Deck, SymbolSet
+from content.permissions import content_visible_to
+from games.engines import engine_for
+from games.engines.base import ActionError, InvalidAction
+
+from . import selectors, services
+from .models import GAME_LABELS, GameSession, Participant
+
+#: Games with a play page of their own; the others show their view as data.
+RENDERERS = {"znajznak": "games/znajznak.js"}
+
+
+def _participant(request: HttpRequest, session_id: int) -> Participant | None:
+    return selectors.participant_for(
+        session_id=session_id,
+        user=request.user,
+        guest_tokens=request.session.get(selectors.GUEST_TOKENS_KEY),
+    )
+
+
+def _remember_guest(request: HttpRequest, participant: Participant) -> None:
+    if participant.token:
+        tokens = dict(request.session.get(selectors.GUEST_TOKENS_KEY) or {})
+        tokens[str(participant.session_id)] = participant.token
+        request.session[selectors.GUEST_TOKENS_KEY] = tokens
+
+
+def _json_error(status: int, code: str, reason: str) -> JsonResponse:
+    return JsonResponse({"error": code, "reason": reason}, status=status)
+
+
+# --- starting a session -----------------------------------------------------------------------
+
+
+class SessionForm(forms.Form):
+    """A ZnajZnak session from a built deck (or one of its lesson sets) or a symbol set.
+
+    The other games get their own setup fields when their play pages come.
+    """
+
+    game = forms.ChoiceField(label=gettext_lazy("Game"), choices=[("znajznak", GAME_LABELS["znajznak"])])
+    variant = forms.ChoiceField(label=gettext_lazy("Variant"), choices=())
+    deck = forms.ModelChoiceField(
+        label=gettext_lazy("Deck"),
+        queryset=Deck.objects.none(),
+        required=False,
+        empty_label=gettext_lazy("(none: build one from the symbol set below)"),
+        help_text=gettext_lazy("One of your built decks, with the names as they were when it was built."),
+    )
+    card_set = forms.CharField(
+        label=gettext_lazy("Card set (optional)"),
+        max_length=3,
+        required=False,
+        help_text=gettext_lazy("The letter on the card backs, e.g. A: only that set's cards are dealt."),
+    )
+    symbol_set = forms.ModelChoiceField(
+        label=gettext_lazy("Symbol set"),
+        queryset=SymbolSet.objects.none(),
+        required=False,
+        help_text=gettext_lazy("Without a deck: the cards are made from the set in its order."),
+    )
+    cards_per_player = forms.IntegerField(
+        label=gettext_lazy("Cards per player (duel and multiplayer)"), min_value=1, max_value=30, initial=5
+    )
+    timer_minutes = forms.IntegerField(
+        label=gettext_lazy("Timer in minutes (optional)"),
+        min_value=1,
+        max_value=120,
+        required=False,
+        help_text=gettext_lazy("When the time is up, the player with the fewest cards wins."),
+    )
+    allow_guests = forms.BooleanField(
+        label=gettext_lazy("Students may join without an account, with a nickname"), required=False
+    )
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["variant"].choices = [(v, v.replace("_", " ")) for v in engine_for("znajznak").VARIANTS]
+        decks = Deck.objects.filter(state=BuildState.DONE)
+        self.fields["deck"].queryset = decks if user.is_admin else decks.filter(owner=user)
+        self.fields["symbol_set"].queryset = content_visible_to(user, SymbolSet.objects.all())
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if not data.get("deck") and not data.get("symbol_set"):
+            raise forms.ValidationError(_("Choose a deck or a symbol set."))
+        if data.get("card_set") and not data.get("deck"):
+            self.add_error("card_set", _("Card sets belong to a built deck: choose the deck."))
+        return data
+
+    def setup(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        data = self.cleaned_data
+        options = {
+            "cards_per_player": data["cards_per_player"] if data["variant"] != "warm_up" else None,
+            "timer": data["timer_minutes"] * 60 if data["timer_minutes"] else None,
+        }
+        if data["deck"]:
+            return services.znajznak_setup_from_deck(
+                deck=data["deck"], card_set=data["card_set"].strip().upper(), **options
+            )
+        return services.znajznak_setup_from_symbol_set(symbol_set=data["symbol_set"], **options)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def session_new(request: HttpRequest) -> HttpResponse:
+    if not request.user.can_author:
+        raise PermissionDenied
+    form = SessionForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            setup, assets = form.setup()
+            session = services.session_create(
+                facilitator=request.user,
+                game=data["game"],
+                variant=data["variant"],
+                setup=setup,
+                allow_guests=data["allow_guests"],
+                assets=assets,
+            )
+        except services.SessionError as error:
+            form.add_error(None, str(error))
+        else:
+            return redirect("games:session", pk=session.pk)
+    return render(
+        request,
+        "games/session_new.html",
+        {"form": form, "sessions": selectors.sessions_facilitated_by(request.user)[:10]},
+    )
+
+
+# --- joining ------------------------------------------------------------------------------------
+
+
+class JoinCodeForm(forms.Form):
+    code = forms.CharField(
+        label=gettext_lazy("Join code"),
+        max_length=12,
+        widget=forms.TextInput(
+            attrs={"autocomplete": "off", "autocapitalize": "characters", "spellcheck": "false"}
+        ),
+    )
+
+
+class GuestForm(forms.Form):
+    nickname = forms.CharField(
+        label=gettext_lazy("Your nickname"),
+        max_length=services.NICKNAME_MAX_LENGTH,
+        help_text=gettext_lazy("1 to 24 characters; the others see it."),
+        widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def join(request: HttpRequest) -> HttpResponse:
+    form = JoinCodeForm(request.POST or request.GET or None)
+    if form.is_bound and form.is_valid():
+        return redirect("games:join_code", code=services.join_code_normalise(form.cleaned_data["code"]))
+    return render(request, "games/join.html", {"form": form})
+
+
+@require_http_methods(["GET", "POST"])
+def join_code(request: HttpRequest, code: str) -> HttpResponse:
+    normalised = services.join_code_normalise(code)
+    if normalised != code:
+        return redirect("games:join_code", code=normalised)
+    session = selectors.session_by_code(code)
+    if session is None:
+        form = JoinCodeForm(initial={"code": code})
+        return render(request, "games/join.html", {"form": form, "not_found": code}, status=404)
+    if _participant(request, session.pk) is not None:
+        return redirect("games:session", pk=session.pk)
+    signed_in = request.user.is_authenticated
+    guest_form = GuestForm(request.POST or None) if not signed_in and session.allow_guests else None
+    error = None
+    if request.method == "POST" and (signed_in or (guest_form is not None and guest_form.is_valid())):
+        try:
+            participant = services.session_join(
+                session=session,
+                user=request.user if signed_in else None,
+                nickname=None if signed_in else guest_form.cleaned_data["nickname"],
+            )
+        except services.SessionError as refusal:
+            error = str(refusal)
+        else:
+            _remember_guest(request, participant)
+            return redirect("games:session", pk=session.pk)
+    return render(
+        request,
+        "games/join_code.html",
+        {"session": session, "guest_form": guest_form, "error": error, "signed_in": signed_in},
+        status=400 if error else 200,
+    )
+
+
+# --- the session page -----------------------------------------------------------------------------
+
+
+def _absolute_join_url(request: HttpRequest, session: GameSession) -> str:
+    return request.build_absolute_uri(reverse("games:join_code", args=[session.join_code]))
+
+
+@require_GET
+def session_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    session = get_object_or_404(GameSession, pk=pk)
+    participant = _participant(request, session.pk)
+    if participant is None:
+        if session.is_open:
+            return redirect("games:join_code", code=session.join_code)
+        raise Http404
+    payload = selectors.session_payload(session=session, participant=participant)
+    facilitating = participant.role == Participant.Role.FACILITATOR
+    context: dict[str, Any] = {
+        "session": session,
+        "participant": participant,
+        "facilitating": facilitating,
+        "payload": payload,
+        "live": {
+            "session": session.pk,
+            "game": session.game,
+            "socket": f"/ws/sessions/{session.pk}/",
+            "view": reverse("games:session_view", args=[session.pk]),
+            "actions": reverse("games:session_actions", args=[session.pk]),
+            "pictures": reverse("games:session_picture", args=[session.pk, "KEY"]),
+            "renderer": static(RENDERERS.get(session.game, "games/generic.js")),
+        },
+    }
+    if facilitating and session.is_open:
+        join_url = _absolute_join_url(request, session)
+        context["join_url"] = join_url
+        context["join_qr"] = segno.make(join_url, error="m").svg_inline(
+            scale=8, border=2, title=_("QR code: %(url)s") % {"url": join_url}
+        )
+    return render(request, "games/session.html", context)
+
+
+@require_POST
+def session_start(request: HttpRequest, pk: int) -> HttpResponse:
+    session = get_object_or_404(GameSession, pk=pk)
+    try:
+        services.session_start(session=session, by=request.user)
+    except services.SessionError as error:
+        if error.code == "not_allowed":
+            raise PermissionDenied(str(error)) from error
+        messages.error(request, str(error))
+    return redirect("games:session", pk=session.pk)
+
+
+@never_cache
+@require_GET
+def session_view(request: HttpRequest, pk: int) -> JsonResponse:
+    """The polling fallback: ``?since=N`` answers ``{"unchanged": true}`` while at version N."""
+    participant = _participant(request, pk)
+    if participant is None:
+        return _json_error(403, "not_a_participant", _("Join the game first."))
+    session = participant.session
+    since = request.GET.get("since")
+    if since is not None and session.status != GameSession.Status.LOBBY and since == str(session.version):
+        return JsonResponse({"unchanged": True, "version": session.version})
+    return JsonResponse(selectors.session_payload(session=session, participant=participant))
+
+
+@never_cache
+@require_POST
+def session_actions(request: HttpRequest, pk: int) -> JsonResponse:
+    """Play one action: the body is the action, ``{"type": ..., ...}``."""
+    participant = _participant(request, pk)
+    if participant is None:
+        return _json_error(403, "not_a_participant", _("Join the game first."))
+    try:
+        action = json.loads(request.body or b"null")
+        services.session_act(participant=participant, action=action)
+    except json.JSONDecodeError:
+        return _json_error(400, InvalidAction.code, _("The body must be a JSON action."))
+    except ActionError as error:
+        return _json_error(400 if isinstance(error, InvalidAction) else 409, error.code, str(error))
+    session = GameSession.objects.get(pk=pk)
+    return JsonResponse(selectors.session_payload(session=session, participant=participant))
+
+
+@never_cache
+@require_GET
+def session_log(request: HttpRequest, pk: int) -> HttpResponse:
+    """The finished game's log in the replay format, for the people who were in it."""
+    session = get_object_or_404(GameSession, pk=pk)
+    participant = _participant(request, session.pk)
+    if participant is None:
+        raise Http404
+    if not selectors.can_download_log(session=session, participant=participant):
+        raise PermissionDenied(_("The log can be downloaded once the game is over."))
+    body = json.dumps(services.session_log(session), ensure_ascii=False, indent=2)
+    response = HttpResponse(body + "\n", content_type="application/json; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="talia-{session.game}-{session.pk}.json"'
+    return response
+
+
+@require_GET
+def session_picture(request: HttpRequest, pk: int, key: str) -> HttpResponseBase:
+    """A symbol's picture under a name that tells nothing (the file name might)."""
+    participant = _participant(request, pk)
+    if participant is None:
+        raise Http404
+    session = participant.session
+    if key not in session.setup.get("names", {}):
+        raise Http404
+    name = session.assets.get("pictures", {}).get(key)
+    if name and default_storage.exists(name):
+        content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        response: HttpResponseBase = FileResponse(default_storage.open(name), content_type=content_type)
+    else:
+        # No picture: the symbol's key on a plain tile, never its name.
+        response = HttpResponse(_placeholder_svg(key), content_type="image/svg+xml")
+    # As for uploaded media: a picture that slipped through the checks still runs nothing.
+    response["Content-Security-Policy"] = (
+        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox"
+    )
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Cache-Control"] = "private, max-age=3600"
+    return response
+
+
+def _placeholder_svg(key: str) -> str:
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100">'
+        '<rect width="100" height="100" rx="12" fill="#f1f1f1" stroke="#1a1a1a" stroke-width="3"/>'
+        '<text x="50" y="60" font-size="28" text-anchor="middle" font-family="sans-serif" fill="#1a1a1a">'
+        f"{escape(key)}</text></svg>"
+    )

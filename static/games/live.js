@@ -1,0 +1,222 @@
+// The live game page: WebSocket first, polling when sockets are blocked, one renderer per game.
+//
+// The server sends every participant only their own view ({"type": "state", version,
+// status, view, participants, you}); this file keeps the newest one and asks the game's
+// renderer module (static/games/<game>.js) to draw it. No build step, no CDN.
+//
+// Transport: the socket at /ws/sessions/<id>/ is tried first and reconnected with
+// backoff (1 s, 2 s, 4 s ... 30 s); after it failed or closed twice in a row, the page
+// also polls view.json every 1.5 s until a socket stays open again. Actions go over the
+// socket when it is open, else as a POST with the CSRF token.
+
+const t = (text) => (window.gettext ? window.gettext(text) : text);
+
+const POLL_MS = 1500;
+const BACKOFF_MAX_MS = 30000;
+const FAILURES_BEFORE_POLLING = 2;
+const OPEN_TIMEOUT_MS = 5000;
+// The server closes with these when the visitor is not in the game: do not retry.
+const FINAL_CLOSE_CODES = new Set([4403, 4404]);
+
+const root = document.getElementById("game");
+const live = JSON.parse(document.getElementById("game-live").textContent);
+let payload = JSON.parse(document.getElementById("game-payload").textContent);
+
+const board = document.getElementById("board");
+const connection = document.getElementById("connection");
+const errorBox = document.getElementById("game-error");
+const announceBox = document.getElementById("announce");
+const people = document.getElementById("people");
+const peopleCount = document.getElementById("people-count");
+
+let socket = null;
+let failures = 0;
+let reconnectTimer = null;
+let pollTimer = null;
+let stopped = false;
+let renderer = null;
+
+const context = {
+  act,
+  picture: (key) => live.pictures.replace("KEY", encodeURIComponent(key)),
+  t,
+};
+
+function setConnection(text) {
+  connection.textContent = text;
+}
+
+function showError(text) {
+  errorBox.textContent = text || "";
+  errorBox.hidden = !text;
+}
+
+function announce(text) {
+  if (text && announceBox.textContent !== text) announceBox.textContent = text;
+}
+
+// --- drawing --------------------------------------------------------------------------------
+
+function accept(next) {
+  // Versions only grow; the lobby -> running step keeps version 0, so equal is newer.
+  if (!next || typeof next.version !== "number" || next.version < payload.version) return;
+  payload = next;
+  draw();
+}
+
+function keepFocusAndInput(redraw) {
+  const active = document.activeElement;
+  const focusKey = active && active.dataset ? active.dataset.focusKey : null;
+  const kept = {};
+  board.querySelectorAll("[data-keep]").forEach((input) => { kept[input.dataset.keep] = input.value; });
+  redraw();
+  board.querySelectorAll("[data-keep]").forEach((input) => {
+    if (input.dataset.keep in kept) input.value = kept[input.dataset.keep];
+  });
+  if (focusKey) {
+    const again = root.querySelector(`[data-focus-key="${CSS.escape(focusKey)}"]`);
+    if (again && !again.disabled) again.focus();
+  }
+}
+
+function draw() {
+  root.dataset.status = payload.status;
+  root.querySelectorAll("[data-when]").forEach((element) => {
+    element.hidden = !element.dataset.when.split(" ").includes(payload.status);
+  });
+  people.replaceChildren(
+    ...payload.participants.map((person) => {
+      const item = document.createElement("li");
+      item.textContent = person.nickname;
+      if (person.role !== "player") {
+        const role = document.createElement("span");
+        role.className = "muted";
+        role.textContent = ` (${t(person.role)})`;
+        item.append(role);
+      }
+      if (person.nickname === payload.you.nickname) item.classList.add("you");
+      return item;
+    }),
+  );
+  peopleCount.textContent = String(payload.participants.length);
+  if (payload.view && renderer) {
+    keepFocusAndInput(() => announce(renderer.render(board, payload, context)));
+  }
+}
+
+// --- acting ----------------------------------------------------------------------------------
+
+async function act(action) {
+  showError("");
+  if (socket && socket.readyState === WebSocket.OPEN) {
+    socket.send(JSON.stringify({ type: "action", action }));
+    return;
+  }
+  try {
+    const response = await fetch(live.actions, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": root.dataset.csrf },
+      body: JSON.stringify(action),
+    });
+    const body = await response.json();
+    if (response.ok) accept(body);
+    else showError(body.reason || t("The action was refused."));
+  } catch {
+    showError(t("No connection: the action was not sent. Try again."));
+  }
+}
+
+// --- the socket ---------------------------------------------------------------------------------
+
+function connect() {
+  if (stopped || !("WebSocket" in window)) {
+    startPolling();
+    return;
+  }
+  const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
+  let opened = false;
+  try {
+    socket = new WebSocket(`${scheme}//${window.location.host}${live.socket}`);
+  } catch {
+    socket = null;
+    failures += 1;
+    scheduleReconnect();
+    return;
+  }
+  // A proxy that swallows the upgrade leaves the socket connecting for minutes: give up sooner.
+  const opening = socket;
+  const giveUp = setTimeout(() => { if (!opened) opening.close(); }, OPEN_TIMEOUT_MS);
+  socket.addEventListener("open", () => {
+    clearTimeout(giveUp);
+    opened = true;
+    failures = 0;
+    stopPolling();
+    setConnection(t("Live"));
+    socket.send(JSON.stringify({ type: "resume", version: payload.version }));
+  });
+  socket.addEventListener("message", (event) => {
+    let message;
+    try { message = JSON.parse(event.data); } catch { return; }
+    if (message.type === "state") accept(message);
+    else if (message.type === "error") showError(message.reason);
+  });
+  socket.addEventListener("close", (event) => {
+    clearTimeout(giveUp);
+    socket = null;
+    if (FINAL_CLOSE_CODES.has(event.code)) {
+      stopped = true;
+      setConnection(t("You are not in this game."));
+      return;
+    }
+    if (!opened || event.code !== 1000) failures += 1;
+    scheduleReconnect();
+  });
+}
+
+function scheduleReconnect() {
+  if (failures >= FAILURES_BEFORE_POLLING) startPolling();
+  else setConnection(t("Reconnecting…"));
+  clearTimeout(reconnectTimer);
+  const delay = Math.min(1000 * 2 ** Math.max(failures - 1, 0), BACKOFF_MAX_MS);
+  reconnectTimer = setTimeout(connect, delay);
+}
+
+// --- polling ----------------------------------------------------------------------------------
+
+function startPolling() {
+  if (pollTimer) return;
+  setConnection(t("Updating every 2 seconds (no live connection)."));
+  pollTimer = setInterval(poll, POLL_MS);
+  poll();
+}
+
+function stopPolling() {
+  clearInterval(pollTimer);
+  pollTimer = null;
+}
+
+async function poll() {
+  const url = new URL(live.view, window.location.href);
+  // In the lobby the people change while the version stays 0: always ask for everything.
+  if (payload.status !== "lobby") url.searchParams.set("since", String(payload.version));
+  try {
+    const response = await fetch(url, { credentials: "same-origin", cache: "no-store" });
+    if (response.status === 403) {
+      stopPolling();
+      stopped = true;
+      setConnection(t("You are not in this game."));
+      return;
+    }
+    const body = await response.json();
+    if (!body.unchanged) accept(body);
+  } catch {
+    // Offline for a moment; the next tick tries again.
+  }
+}
+
+// --- start ----------------------------------------------------------------------------------------
+
+renderer = await import(live.renderer);
+draw();
+connect();
