@@ -53,3 +53,7 @@ def import_job_apply_task(job_id: int) -> None:
     except Exception:
         logger.exception("Import job %s: the import failed", job_id)
         imports.import_job_fail(job_id=job_id, message=UNEXPECTED.format(step="importing"))
+
+
+# The deck and print tasks live beside; importing them here lets the worker find them.
+from .tasks_print import deck_build_task, print_job_run_task  # noqa: E402, F401

@@ -1,0 +1,515 @@
+"""Deck building and printing pages. They look like the admin and stay thin: each
+parses the request, calls one service in ``content/building.py`` and shapes the answer.
+
+Signed-in teachers and admins only (students get 403, anonymous users the login
+page); a deck or a print job is visible to its owner and to admins, a 404 to anyone
+else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.files.storage import default_storage
+from django.db.models import Count, QuerySet
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.text import slugify
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from . import building
+from .decks import deck_options
+from .models import LANGUAGES, BuildState, Deck, PrintJob, SymbolSet, Tag
+from .permissions import content_visible_to
+
+WORKING = (BuildState.QUEUED, BuildState.RUNNING)
+DROPPED_CARDS_SHOWN = 60
+
+FILE_LABELS = {
+    "game-cards.pdf": _("Game cards, fronts and backs (PDF)"),
+    "auxiliary-cards.pdf": _("Auxiliary cards, one per symbol (PDF)"),
+    "deck.json": _("deck.json: the cards as symbol numbers and the lesson sets"),
+    "activity-cards.pdf": _("Activity cards (PDF)"),
+    "knowledge-cards.pdf": _("Knowledge? cards (PDF)"),
+    "know-blank-cards.pdf": _("Know: blank question and answer cards (PDF)"),
+}
+
+
+def author_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Teachers and admins pass; students get 403; anonymous users go to the login."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not request.user.can_author:
+            raise PermissionDenied(_("Only teachers and admins build decks and print cards."))
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def _page(request: HttpRequest, template: str, title: Any, **context: Any) -> TemplateResponse:
+    return TemplateResponse(
+        request, template, {**admin.site.each_context(request), "title": title, **context}
+    )
+
+
+def _own(request: HttpRequest, queryset: QuerySet[Any], pk: int) -> Any:
+    obj = get_object_or_404(queryset, pk=pk)
+    if obj.owner_id != request.user.pk and not request.user.is_admin:
+        raise Http404("Not found.")
+    return obj
+
+
+def _add_errors(form: forms.Form, error: ValidationError) -> None:
+    for name, problems in error.message_dict.items():
+        form.add_error(name if name in form.fields and name != "symbol_set" else None, problems)
+
+
+def _options(form: forms.Form, names: tuple[str, ...]) -> dict[str, Any]:
+    data = {name: form.cleaned_data.get(name) for name in names}
+    return {name: value for name, value in data.items() if value is not None and value != ""}
+
+
+def _number(low: float, high: float, step: str = "1") -> forms.NumberInput:
+    return forms.NumberInput(attrs={"min": low, "max": high, "step": step})
+
+
+class PrintOptionsForm(forms.Form):
+    """Paper and card options shared by decks and prints (checked by the service)."""
+
+    paper = forms.ChoiceField(
+        label=_("Paper"), choices=[("A4", "A4"), ("Letter", "Letter")], initial="A4", widget=forms.RadioSelect
+    )
+    cut_marks = forms.BooleanField(
+        label=_("Cut marks"),
+        required=False,
+        initial=True,
+        help_text=_("Short lines at the corners that show where to cut."),
+    )
+    bleed_mm = forms.DecimalField(
+        label=_("Bleed (mm)"),
+        required=False,
+        max_digits=2,
+        decimal_places=1,
+        initial=0,
+        widget=_number(building.BLEED_MM[0], building.BLEED_MM[1], "0.5"),
+        help_text=_("0 to 5 mm of the card's background beyond the cut line, for a print shop."),
+    )
+    duplex = forms.ChoiceField(
+        label=_("Backs"),
+        initial="long_edge",
+        widget=forms.RadioSelect,
+        choices=[
+            ("long_edge", _("On the back of the same sheet (print both sides, flip on the long edge)")),
+            ("separate", _("On separate sheets (print one side; glue or pair them by hand)")),
+        ],
+    )
+
+    option_names: tuple[str, ...] = ("paper", "cut_marks", "bleed_mm", "duplex")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        for name, field in self.fields.items():
+            if isinstance(field, forms.DecimalField) and data.get(name) is not None:
+                data[name] = float(data[name])
+        return data
+
+
+class DeckForm(PrintOptionsForm):
+    symbol_set = forms.ModelChoiceField(queryset=SymbolSet.objects.none(), widget=forms.HiddenInput)
+    card_mm = forms.DecimalField(
+        label=_("Card size (mm)"),
+        required=False,
+        max_digits=4,
+        decimal_places=1,
+        initial=building.DEFAULT_CARD_MM,
+        widget=_number(building.CARD_MM[0], building.CARD_MM[1]),
+        help_text=_(
+            "The game card's diameter (round) or side (square), 50 to 120 mm. The boxed "
+            "cards are about 90 mm."
+        ),
+    )
+    shape = forms.ChoiceField(
+        label=_("Card shape"),
+        choices=[("round", _("Round")), ("square", _("Square"))],
+        initial="round",
+        widget=forms.RadioSelect,
+    )
+    name = forms.CharField(
+        label=_("Name"), max_length=160, required=False, help_text=_("Empty: the symbol set's name.")
+    )
+    order = forms.TypedChoiceField(
+        label=_("Deck"),
+        coerce=int,
+        widget=forms.RadioSelect,
+        help_text=_(
+            "The order of the deck: a card shows order + 1 symbols, and any two cards share exactly one."
+        ),
+    )
+    cards_to_print = forms.IntegerField(
+        label=_("Cards to print"),
+        required=False,
+        widget=forms.NumberInput(attrs={"min": 1}),
+        help_text=_("Empty: every card of the deck. The boxed game prints 132 of the 133 cards of order 11."),
+    )
+    sets = forms.IntegerField(
+        label=_("Number of lesson sets"),
+        required=False,
+        widget=forms.NumberInput(attrs={"min": 1}),
+        help_text=_(
+            "The printed cards are split into this many sets, lettered on the card "
+            "backs (the box has 13). Empty: one set per 10 cards."
+        ),
+    )
+    labels = forms.CharField(
+        label=_("Set labels"),
+        required=False,
+        max_length=400,
+        help_text=_("One per set, separated by spaces, up to 3 characters each. Empty: A, B, C, …"),
+    )
+    seed = forms.IntegerField(
+        label=_("Seed"),
+        required=False,
+        initial=0,
+        widget=forms.NumberInput(attrs={"min": 0}),
+        help_text=_(
+            "The same set, options and seed always make the same deck; another seed "
+            "makes other lesson sets and card faces."
+        ),
+    )
+
+    option_names = (
+        *PrintOptionsForm.option_names,
+        "card_mm",
+        "shape",
+        "order",
+        "cards_to_print",
+        "sets",
+        "labels",
+    )
+
+    def __init__(self, *args: Any, user: Any, symbol_set: SymbolSet | None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["symbol_set"].queryset = content_visible_to(user, SymbolSet.objects.all())
+        size = symbol_set.members.count() if symbol_set is not None else 0
+        choices = deck_options(size)
+        self.fields["order"].choices = [
+            (o.order, f"{o.describe()} — {_('recommended')}" if o.recommended else o.describe())
+            for o in choices
+        ]
+        recommended = next((o.order for o in choices if o.recommended), None)
+        if recommended is not None:
+            self.fields["order"].initial = recommended
+        if symbol_set is not None:
+            self.fields["symbol_set"].initial = symbol_set.pk
+            self.fields["name"].widget.attrs["placeholder"] = symbol_set.name
+
+
+def _symbol_set_for(request: HttpRequest) -> SymbolSet | None:
+    raw = request.POST.get("symbol_set") if request.method == "POST" else request.GET.get("symbol_set")
+    if not raw:
+        return None
+    try:
+        pk = int(raw)
+    except ValueError as error:
+        raise Http404("No such symbol set.") from error
+    visible = content_visible_to(request.user, SymbolSet.objects.all())
+    return get_object_or_404(visible, pk=pk)
+
+
+@author_required
+@never_cache
+def deck_new(request: HttpRequest) -> HttpResponse:
+    symbol_set = _symbol_set_for(request)
+    if symbol_set is None:
+        sets = (
+            content_visible_to(request.user, SymbolSet.objects.all())
+            .annotate(n_members=Count("members", distinct=True))
+            .order_by("name")
+        )
+        return _page(
+            request, "content/decks/deck_new.html", _("Build a ZnajZnak deck"), symbol_sets=sets, form=None
+        )
+    size = symbol_set.members.count()
+    if request.method == "POST":
+        form = DeckForm(request.POST, user=request.user, symbol_set=symbol_set)
+        if form.is_valid():
+            try:
+                deck = building.deck_create(
+                    user=request.user,
+                    symbol_set=form.cleaned_data["symbol_set"],
+                    name=form.cleaned_data.get("name"),
+                    seed=form.cleaned_data.get("seed"),
+                    options=_options(form, DeckForm.option_names),
+                )
+            except ValidationError as error:
+                _add_errors(form, error)
+            else:
+                return redirect("decks:deck_detail", deck.pk)
+    else:
+        form = DeckForm(user=request.user, symbol_set=symbol_set)
+    return _page(
+        request,
+        "content/decks/deck_new.html",
+        _("Build a ZnajZnak deck"),
+        form=form,
+        symbol_set=symbol_set,
+        size=size,
+        too_small=size < 3,
+    )
+
+
+def _set_rows(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "label": s["label"],
+            "cards": len(s["cards"]),
+            "symbols": len(s["symbols"]),
+            "pair_symbols": len(s["pair_symbols"]),
+            "pairs": s.get("pairs", 0),
+            "crowded": len(s.get("crowded_symbols", [])),
+        }
+        for s in plan.get("sets", [])
+    ]
+
+
+def _dropped_cards(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    groups: dict[str, list[int]] = {}
+    for card in plan.get("cards_dropped", []):
+        groups.setdefault(card["reason"], []).append(card["plane_card"])
+    return [
+        {
+            "reason": reason,
+            "count": len(cards),
+            "cards": cards[:DROPPED_CARDS_SHOWN],
+            "more": max(0, len(cards) - DROPPED_CARDS_SHOWN),
+        }
+        for reason, cards in groups.items()
+    ]
+
+
+def _downloads(obj: Any, url_name: str) -> list[dict[str, Any]]:
+    return [
+        {"name": name, "label": FILE_LABELS.get(name, name), "url": reverse(url_name, args=[obj.pk, name])}
+        for name in obj.files
+    ]
+
+
+@author_required
+@never_cache
+def deck_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    deck = _own(request, Deck.objects.select_related("owner", "symbol_set"), pk)
+    plan = deck.plan or {}
+    done = deck.state == BuildState.DONE
+    return _page(
+        request,
+        "content/decks/deck_detail.html",
+        deck.name,
+        deck=deck,
+        plan=plan,
+        working=deck.state in WORKING,
+        done=done,
+        set_rows=_set_rows(plan) if done else [],
+        dropped_cards=_dropped_cards(plan) if done else [],
+        downloads=_downloads(deck, "decks:deck_download") if done else [],
+        symbol_set_name=(deck.snapshot or {}).get("symbol_set", {}).get("name", ""),
+        symbol_count=len((deck.snapshot or {}).get("symbols", [])),
+    )
+
+
+def _status(obj: Any) -> JsonResponse:
+    return JsonResponse(
+        {
+            "state": obj.state,
+            "state_label": str(obj.get_state_display()),
+            "progress": obj.progress,
+            "working": obj.state in WORKING,
+            "message": obj.message,
+        }
+    )
+
+
+@author_required
+@never_cache
+@require_GET
+def deck_status(request: HttpRequest, pk: int) -> JsonResponse:
+    return _status(_own(request, Deck.objects.all(), pk))
+
+
+def _file(obj: Any, name: str, prefix: str) -> FileResponse:
+    path = (obj.files or {}).get(name)
+    if not path or not default_storage.exists(path):
+        raise Http404("No such file.")
+    filename = f"{prefix}-{name}"
+    return FileResponse(default_storage.open(path, "rb"), as_attachment=True, filename=filename)
+
+
+@author_required
+@require_GET
+def deck_download(request: HttpRequest, pk: int, name: str) -> FileResponse:
+    deck = _own(request, Deck.objects.all(), pk)
+    return _file(deck, name, slugify(deck.name)[:60] or f"deck-{deck.pk}")
+
+
+# --- Prints --------------------------------------------------------------------------------
+
+
+class PrintForm(PrintOptionsForm):
+    kind = forms.ChoiceField(
+        label=_("What to print"),
+        choices=PrintJob.Kind.choices,
+        widget=forms.RadioSelect,
+        initial=PrintJob.Kind.ACTIVITY,
+    )
+    ids = forms.CharField(widget=forms.HiddenInput, required=False)
+    language = forms.ChoiceField(
+        label=_("Language"),
+        required=False,
+        choices=[("", _("Any language")), *LANGUAGES],
+        help_text=_(
+            "Activity and Knowledge? cards: every published card you can see in this language. "
+            "Know: the language of the words printed on the blank cards."
+        ),
+    )
+    tag = forms.ChoiceField(
+        label=_("Tag"), required=False, help_text=_("Only cards with this tag. Empty: any tag.")
+    )
+    card_width_mm = forms.DecimalField(
+        label=_("Card width (mm)"),
+        required=False,
+        max_digits=4,
+        decimal_places=1,
+        initial=building.DEFAULT_CARD_SIDES_MM[0],
+        widget=_number(building.CARD_SIDE_MM[0], building.CARD_SIDE_MM[1]),
+        help_text=_("40 to 200 mm; a playing card is 63 × 88 mm."),
+    )
+    card_height_mm = forms.DecimalField(
+        label=_("Card height (mm)"),
+        required=False,
+        max_digits=4,
+        decimal_places=1,
+        initial=building.DEFAULT_CARD_SIDES_MM[1],
+        widget=_number(building.CARD_SIDE_MM[0], building.CARD_SIDE_MM[1]),
+    )
+    questions = forms.IntegerField(
+        label=_("Blank question cards"),
+        required=False,
+        initial=24,
+        widget=forms.NumberInput(attrs={"min": 0, "max": building.KNOW_MAX}),
+        help_text=_("Know only."),
+    )
+    answers = forms.IntegerField(
+        label=_("Blank answer cards"),
+        required=False,
+        initial=48,
+        widget=forms.NumberInput(attrs={"min": 0, "max": building.KNOW_MAX}),
+        help_text=_("Know only."),
+    )
+
+    option_names = (*PrintOptionsForm.option_names, "card_width_mm", "card_height_mm", "questions", "answers")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["tag"].choices = [("", _("Any tag"))] + [
+            (slug, slug) for slug in Tag.objects.order_by("slug").values_list("slug", flat=True)
+        ]
+
+    def clean_ids(self) -> list[int]:
+        raw = self.cleaned_data.get("ids") or ""
+        try:
+            return [int(part) for part in raw.replace(",", " ").split()]
+        except ValueError as error:
+            raise ValidationError(_("The selection is damaged; select the cards again.")) from error
+
+    def selection(self) -> dict[str, Any]:
+        if self.cleaned_data.get("ids"):
+            return {"ids": self.cleaned_data["ids"]}
+        return {
+            "language": self.cleaned_data.get("language") or None,
+            "tag": self.cleaned_data.get("tag") or None,
+        }
+
+
+def print_form_page(request: HttpRequest, form: PrintForm, *, selected: int = 0) -> TemplateResponse:
+    return _page(
+        request,
+        "content/decks/print_new.html",
+        _("Print cards"),
+        form=form,
+        selected=selected,
+        action_checkbox_name=ACTION_CHECKBOX_NAME,
+        recent=PrintJob.objects.filter(owner=request.user)[:10],
+    )
+
+
+@author_required
+@never_cache
+def print_new(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        form = PrintForm(request.POST)
+        if form.is_valid():
+            kind = form.cleaned_data["kind"]
+            options = _options(form, PrintForm.option_names)
+            if kind != PrintJob.Kind.KNOW:
+                options.pop("questions", None)
+                options.pop("answers", None)
+            elif form.cleaned_data.get("language"):
+                options["language"] = form.cleaned_data["language"]  # the words on the blank cards
+            try:
+                job = building.print_job_create(
+                    user=request.user, kind=kind, options=options, selection=form.selection()
+                )
+            except ValidationError as error:
+                _add_errors(form, error)
+            else:
+                return redirect("decks:print_detail", job.pk)
+        selected = len(form.cleaned_data.get("ids") or []) if hasattr(form, "cleaned_data") else 0
+        return print_form_page(request, form, selected=selected)
+    kind = request.GET.get("kind")
+    form = PrintForm(initial={"kind": kind if kind in PrintJob.Kind.values else PrintJob.Kind.ACTIVITY})
+    return print_form_page(request, form)
+
+
+@author_required
+@never_cache
+def print_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    job = _own(request, PrintJob.objects.select_related("owner"), pk)
+    snapshot = job.snapshot or {}
+    return _page(
+        request,
+        "content/decks/print_detail.html",
+        str(job),
+        job=job,
+        working=job.state in WORKING,
+        done=job.state == BuildState.DONE,
+        card_count=len(snapshot.get("cards", [])),
+        know_counts=(snapshot.get("questions"), snapshot.get("answers")),
+        downloads=_downloads(job, "decks:print_download") if job.state == BuildState.DONE else [],
+    )
+
+
+@author_required
+@never_cache
+@require_GET
+def print_status(request: HttpRequest, pk: int) -> JsonResponse:
+    return _status(_own(request, PrintJob.objects.all(), pk))
+
+
+@author_required
+@require_GET
+def print_download(request: HttpRequest, pk: int, name: str) -> FileResponse:
+    job = _own(request, PrintJob.objects.all(), pk)
+    return _file(job, name, f"talia-print-{job.pk}")

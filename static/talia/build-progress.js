@@ -1,0 +1,53 @@
+/* Progress of a deck build or a print: polls the job's status once a second, moves the
+   bar, and reloads the page when the work is done (or failed). Without JavaScript the
+   page refreshes itself (<noscript> in templates/content/decks/_head.html). */
+(function () {
+  "use strict";
+  var bar = document.getElementById("build-progress");
+  if (!bar || !window.fetch) {
+    return;
+  }
+  var url = bar.getAttribute("data-status-url");
+  var text = document.getElementById("build-progress-text");
+  var state = document.getElementById("build-state");
+  var announced = -1;
+
+  function show(data) {
+    var label = data.state_label + ": " + data.progress + "%";
+    bar.value = data.progress;
+    bar.textContent = data.progress + "%";
+    bar.setAttribute("aria-valuetext", label);
+    if (state) {
+      state.textContent = data.state_label;
+    }
+    // Screen readers hear every quarter, not every second.
+    var quarter = Math.floor(data.progress / 25);
+    if (text && quarter !== announced) {
+      announced = quarter;
+      text.textContent = label;
+    }
+  }
+
+  function poll() {
+    fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (response) {
+        if (!response.ok) {
+          throw new Error("HTTP " + response.status);
+        }
+        return response.json();
+      })
+      .then(function (data) {
+        show(data);
+        if (data.working) {
+          window.setTimeout(poll, 1000);
+        } else {
+          window.location.reload();
+        }
+      })
+      .catch(function () {
+        window.setTimeout(poll, 5000);
+      });
+  }
+
+  window.setTimeout(poll, 1000);
+})();
