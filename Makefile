@@ -17,9 +17,13 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 install: $(VENV)/.installed
 
-setup: install
-	$(BIN)/python manage.py migrate --noinput
+# Collected again only when a static file or the dependencies change.
+STATIC_FILES := $(shell find . -path ./.venv -prune -o -path ./var -prune -o -path '*/static/*' -type f -print)
+var/static/staticfiles.json: $(VENV)/.installed $(STATIC_FILES)
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
+
+setup: install var/static/staticfiles.json
+	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py demo_load
 
 run: setup
