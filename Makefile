@@ -26,8 +26,12 @@ setup: install var/static/staticfiles.json
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py demo_load
 
+# The web server and a Celery worker beside it, sharing a broker folder in var/.
+run: export CELERY_BROKER_URL = filesystem://
 run: setup
 	@echo "Talia is at http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
+	@trap 'kill 0' INT TERM EXIT; \
+	$(BIN)/celery -A config worker --pool=threads --concurrency=2 --loglevel=warning & \
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: install
