@@ -16,10 +16,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-from django.conf import settings
-from django.db import connection
-
 ROOT = Path(__file__).resolve().parents[2]
 
 # Every variable config/settings.py reads; a subprocess starts with none of them.
@@ -134,26 +130,6 @@ def test_default_database_is_sqlite_tuned_for_a_web_server(tmp_path):
     assert out["transaction_mode"] == "IMMEDIATE"
     assert out["write_locked"] is True
     assert out["conn_max_age"] is None
-
-
-@pytest.mark.skipif(
-    settings.DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3",
-    reason="The database is not SQLite; the subprocess test above covers SQLite.",
-)
-def test_this_runs_sqlite_connection_is_tuned(db):
-    """The test run's own connection, when it is SQLite (a laptop; CI runs PostgreSQL)."""
-    with connection.cursor() as cursor:
-        cursor.execute("PRAGMA synchronous")
-        assert cursor.fetchone()[0] == 1
-        cursor.execute("PRAGMA journal_mode")
-        journal_mode = cursor.fetchone()[0]
-    assert connection.transaction_mode == "IMMEDIATE"
-    if connection.is_in_memory_db():
-        # The test database lives in memory, where SQLite keeps journal_mode=memory.
-        init_command = settings.DATABASES["default"]["OPTIONS"]["init_command"]
-        assert "PRAGMA journal_mode=WAL;" in init_command
-    else:
-        assert journal_mode == "wal"
 
 
 # --- manage.py check --deploy ---------------------------------------------------------------
