@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "lms",
     "content",
     "games",
+    "games.workshop",
 ]
 
 MIDDLEWARE = [

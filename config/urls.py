@@ -23,6 +23,7 @@ urlpatterns = [
     path("healthz", lms_views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/", include("config.api_urls")),
+    path("games/workshops/", include("games.workshop.urls")),
     path("games/", include("games.urls")),
     path("content/decks/", include("content.deck_urls")),
     path("content/", include("content.urls")),

@@ -1,0 +1,1 @@
+"""The "Połącz symbole" (Connect the symbols) workshop with ZnajZnak's auxiliary cards."""
