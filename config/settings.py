@@ -152,12 +152,13 @@ CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or REDIS_URL or "me
 CELERY_RESULT_BACKEND = REDIS_URL or None
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _queue = VAR_DIR / "celery"
-    for _folder in ("queue", "processed"):
+    for _folder in ("queue", "processed", "control"):
         (_queue / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_queue / "queue"),
         "data_folder_out": str(_queue / "queue"),
         "processed_folder": str(_queue / "processed"),
+        "control_folder": str(_queue / "control"),
         "store_processed": False,
     }
 # No broker at all: run tasks in the calling process (a bare `manage.py runserver`).

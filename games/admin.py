@@ -14,7 +14,16 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from .models import ActionRecord, GameSession, Participant
+from .models import (
+    ActionRecord,
+    ClassDuel,
+    ClassRun,
+    GameSession,
+    NamingRecord,
+    Participant,
+    PracticeAssignment,
+    PracticeRun,
+)
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -64,3 +73,41 @@ class GameSessionAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records of play: written by the services, read here by admins."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(NamingRecord)
+class NamingRecordAdmin(ReadOnlyAdmin):
+    list_display = ("created", "user", "symbol_name", "text", "correct", "dont_know", "session")
+    list_filter = ("correct", "dont_know")
+    search_fields = ("symbol_name", "text", "user__username")
+    list_select_related = ("user", "session")
+
+
+@admin.register(ClassRun)
+class ClassRunAdmin(ReadOnlyAdmin):
+    list_display = ("id", "facilitator", "round", "created")
+
+
+@admin.register(ClassDuel)
+class ClassDuelAdmin(ReadOnlyAdmin):
+    list_display = ("id", "run", "round", "session", "card_set")
+
+
+@admin.register(PracticeAssignment)
+class PracticeAssignmentAdmin(ReadOnlyAdmin):
+    list_display = ("id", "title", "code", "owner", "created")
+
+
+@admin.register(PracticeRun)
+class PracticeRunAdmin(ReadOnlyAdmin):
+    list_display = ("id", "assignment", "student", "mode", "won", "seconds", "started")

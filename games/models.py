@@ -97,6 +97,8 @@ class Participant(models.Model):
         FACILITATOR = "facilitator", _("Facilitator")
         PLAYER = "player", _("Player")
         SPECTATOR = "spectator", _("Spectator")
+        #: A simulated opponent (practice alone): it acts only through ``practice_bot_act``.
+        BOT = "bot", _("Simulated opponent")
 
     session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="participants")
     user = models.ForeignKey(
@@ -165,3 +167,186 @@ class ActionRecord(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.index} {self.action.get('type', '?')}"
+
+
+class NamingRecord(models.Model):
+    """One symbol a player named, right or wrong, or said "I don't know" about.
+
+    Written by ``session_apply_action`` in the transaction of the action that produced
+    the naming (the engine's ``namings`` grew). The symbol's number and name are a
+    snapshot of the deck the game was dealt from, so a later edit does not rewrite
+    what the student saw; ``symbol`` links the row to the library where it can.
+    """
+
+    session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="namings")
+    participant = models.ForeignKey(
+        Participant, on_delete=models.SET_NULL, null=True, blank=True, related_name="namings"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="symbol_namings",
+        help_text=_("Empty for a guest."),
+    )
+    action_index = models.PositiveIntegerField(_("action"), help_text=_("The action that gave the name."))
+    symbol = models.ForeignKey(
+        "content.Symbol",
+        verbose_name=_("symbol"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="namings",
+    )
+    symbol_key = models.CharField(_("symbol key"), max_length=64)
+    symbol_number = models.PositiveSmallIntegerField(_("symbol number"), null=True, blank=True)
+    symbol_name = models.CharField(_("symbol name"), max_length=200)
+    text = models.CharField(_("typed name"), max_length=200, blank=True)
+    correct = models.BooleanField(_("correct"))
+    dont_know = models.BooleanField(_("did not know"))
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["session", "action_index", "id"]
+        verbose_name = _("naming")
+        verbose_name_plural = _("namings")
+        indexes = [models.Index(fields=["user", "created"], name="games_naming_user_created")]
+
+    def __str__(self) -> str:
+        result = "right" if self.correct else ("don't know" if self.dont_know else "wrong")
+        return f"{self.symbol_key} {self.symbol_name}: {result}"
+
+
+class ClassRun(models.Model):
+    """Duels for a whole class at once: one lobby, then rounds of automatically paired duels.
+
+    Students join ``lobby`` (a ``GameSession`` that is never played itself) with its
+    join code; each round pairs them and gives every pair a duel of its own
+    (``ClassDuel``). ``set_mode`` says which cards each duel is dealt from.
+    """
+
+    class SetMode(models.TextChoices):
+        DECK = "deck", _("The whole deck in every duel")
+        ONE = "one", _("One lesson card set in every duel")
+        ROTATE = "rotate", _("Tournament: a lesson set per duel, no set twice for a student")
+
+    facilitator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("facilitator"), on_delete=models.CASCADE, related_name="+"
+    )
+    lobby = models.OneToOneField(GameSession, on_delete=models.CASCADE, related_name="class_run")
+    deck = models.ForeignKey(
+        "content.Deck", verbose_name=_("deck"), on_delete=models.PROTECT, related_name="class_runs"
+    )
+    set_mode = models.CharField(_("cards"), max_length=8, choices=SetMode.choices, default=SetMode.DECK)
+    card_set = models.CharField(_("card set"), max_length=3, blank=True)
+    timer = models.PositiveIntegerField(_("timer (seconds)"), null=True, blank=True)
+    round = models.PositiveSmallIntegerField(_("round"), default=0)
+    byes = models.JSONField(
+        _("byes"), default=list, blank=True, help_text=_("Per round, the lobby participant who sat out.")
+    )
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+        verbose_name = _("class duels")
+        verbose_name_plural = _("class duels")
+
+    def __str__(self) -> str:
+        return f"{self.lobby.join_code} · round {self.round}"
+
+
+class ClassDuel(models.Model):
+    """One pair's duel in one round of a ``ClassRun``.
+
+    ``players`` are the lobby participants' ids in seating order (p1, p2), which is how
+    a student is recognised from round to round, guests included.
+    """
+
+    run = models.ForeignKey(ClassRun, on_delete=models.CASCADE, related_name="duels")
+    round = models.PositiveSmallIntegerField(_("round"))
+    session = models.OneToOneField(GameSession, on_delete=models.CASCADE, related_name="class_duel")
+    players = models.JSONField(_("players"), default=list)
+    card_set = models.CharField(_("card set"), max_length=3, blank=True)
+
+    class Meta:
+        ordering = ["run", "round", "id"]
+        verbose_name = _("class duel")
+        verbose_name_plural = _("class duels")
+
+    def __str__(self) -> str:
+        return f"round {self.round} · {self.session.join_code}"
+
+
+class PracticeAssignment(models.Model):
+    """A teacher's practice for students alone: against the clock or a simulated opponent.
+
+    Students open it with its ``code`` (the join form takes it too) and start as many
+    practice games as they like; each one is a ``PracticeRun``.
+    """
+
+    class Mode(models.TextChoices):
+        BOT = "bot", _("Against a simulated opponent")
+        CLOCK = "clock", _("Against the clock")
+        EITHER = "either", _("The student chooses")
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("teacher"), on_delete=models.CASCADE, related_name="+"
+    )
+    title = models.CharField(_("title"), max_length=120)
+    code = models.CharField(_("code"), max_length=6, unique=True)
+    deck = models.ForeignKey(
+        "content.Deck", verbose_name=_("deck"), on_delete=models.PROTECT, related_name="practice_assignments"
+    )
+    card_set = models.CharField(_("card set"), max_length=3, blank=True)
+    mode = models.CharField(_("mode"), max_length=8, choices=Mode.choices, default=Mode.EITHER)
+    cards_per_player = models.PositiveSmallIntegerField(_("cards"), default=5)
+    bot_seconds = models.DecimalField(
+        _("opponent's seconds per find"), max_digits=5, decimal_places=1, default=8
+    )
+    bot_accuracy = models.PositiveSmallIntegerField(_("opponent's right names (%)"), default=80)
+    timer = models.PositiveIntegerField(_("time limit (seconds)"), null=True, blank=True)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+        verbose_name = _("practice assignment")
+        verbose_name_plural = _("practice assignments")
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.code})"
+
+
+class PracticeRun(models.Model):
+    """One practice game of one student, and its result once it is over."""
+
+    class Mode(models.TextChoices):
+        BOT = "bot", _("Against a simulated opponent")
+        CLOCK = "clock", _("Against the clock")
+
+    session = models.OneToOneField(GameSession, on_delete=models.CASCADE, related_name="practice")
+    assignment = models.ForeignKey(
+        PracticeAssignment, on_delete=models.SET_NULL, null=True, blank=True, related_name="runs"
+    )
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("student"), on_delete=models.CASCADE, related_name="+"
+    )
+    mode = models.CharField(_("mode"), max_length=8, choices=Mode.choices)
+    bot_seconds = models.DecimalField(_("opponent's seconds per find"), max_digits=5, decimal_places=1)
+    bot_accuracy = models.PositiveSmallIntegerField(_("opponent's right names (%)"))
+    started = models.DateTimeField(_("started"), auto_now_add=True)
+    finished = models.DateTimeField(_("finished"), null=True, blank=True)
+    won = models.BooleanField(_("won"), null=True, blank=True)
+    seconds = models.PositiveIntegerField(_("time (seconds)"), null=True, blank=True)
+    named_right = models.PositiveSmallIntegerField(_("named right"), default=0)
+    named_wrong = models.PositiveSmallIntegerField(_("named wrong or not known"), default=0)
+    reason = models.CharField(_("how it ended"), max_length=16, blank=True)
+
+    class Meta:
+        ordering = ["-started"]
+        verbose_name = _("practice game")
+        verbose_name_plural = _("practice games")
+
+    def __str__(self) -> str:
+        return f"{self.student} · {self.mode} · {self.started:%Y-%m-%d %H:%M}"

@@ -13,10 +13,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.db.models import QuerySet
+from django.urls import reverse
+from django.utils import timezone
 
+from games import services
 from games.engines import engine_for
 
-from .models import GameSession, Participant
+from .models import ClassDuel, ClassRun, GameSession, Participant, PracticeAssignment, PracticeRun
 
 #: Where a guest's tokens live in the guest's Django session: {session id: token}.
 GUEST_TOKENS_KEY = "games.guest_tokens"
@@ -75,6 +78,9 @@ def session_payload(*, session: GameSession, participant: Participant) -> dict[s
             for other in session_participants(session)
         ],
         "view": view,
+        "class": class_info(session=session, participant=participant),
+        "follow": follow_url(session=session, participant=participant),
+        "practice": practice_info(session=session),
     }
 
 
@@ -85,3 +91,160 @@ def sessions_facilitated_by(user: Any) -> QuerySet[GameSession]:
 def can_download_log(*, session: GameSession, participant: Participant | None) -> bool:
     """Only a finished game's log, and only to the people who were in it."""
     return participant is not None and session.status == GameSession.Status.FINISHED
+
+
+# --- class duels ---------------------------------------------------------------------------------
+
+
+def class_run_of(session: GameSession) -> ClassRun | None:
+    """The class run whose lobby ``session`` is, if any."""
+    return ClassRun.objects.filter(lobby=session).first()
+
+
+def class_duel_of(session: GameSession) -> ClassDuel | None:
+    return ClassDuel.objects.select_related("run").filter(session=session).first()
+
+
+def _cards_in_hand(state: dict[str, Any] | None, player_id: str) -> int | None:
+    stacks = (state or {}).get("stacks") or {}
+    return len(stacks[player_id]) if player_id in stacks else None
+
+
+def class_duels(run: ClassRun, *, round_number: int | None = None) -> list[dict[str, Any]]:
+    """The duels of a round as the projector lists them: players, cards in hand, winner.
+
+    Only counts and names of people: nothing of the cards themselves.
+    """
+    number = run.round if round_number is None else round_number
+    people = {p.pk: p.nickname for p in run.lobby.participants.all()}
+    rows = []
+    for duel in run.duels.filter(round=number).select_related("session"):
+        state = duel.session.state or {}
+        outcome = state.get("outcome") or {}
+        players = []
+        for seat, pk in enumerate(duel.players):
+            player_id = f"p{seat + 1}"
+            players.append(
+                {
+                    "nickname": people.get(pk, "?"),
+                    "cards_in_hand": _cards_in_hand(state, player_id),
+                    "winner": outcome.get("winner") == player_id,
+                }
+            )
+        rows.append(
+            {
+                "session": duel.session_id,
+                "url": reverse("games:session", args=[duel.session_id]),
+                "status": duel.session.status,
+                "card_set": duel.card_set,
+                "players": players,
+                "cards_per_player": (duel.session.setup or {}).get("cards_per_player"),
+            }
+        )
+    return rows
+
+
+def class_info(*, session: GameSession, participant: Participant) -> dict[str, Any] | None:
+    """What a class lobby shows: the teacher every duel of the round, a student their own."""
+    run = class_run_of(session)
+    if run is None:
+        return None
+    bye_pk = run.byes[-1] if run.byes else None
+    bye = run.lobby.participants.filter(pk=bye_pk).values_list("nickname", flat=True).first()
+    info: dict[str, Any] = {
+        "round": run.round,
+        "set_mode": run.set_mode,
+        "players": run.lobby.participants.filter(role=Participant.Role.PLAYER).count(),
+    }
+    if participant.role == Participant.Role.FACILITATOR:
+        info.update({"duels": class_duels(run), "bye": bye})
+    else:
+        info["bye"] = bye_pk is not None and bye_pk == participant.pk
+        info["in_round"] = _current_duel(run, participant) is not None
+    return info
+
+
+def _current_duel(run: ClassRun, member: Participant) -> ClassDuel | None:
+    for duel in run.duels.filter(round=run.round).select_related("session"):
+        if member.pk in duel.players:
+            return duel
+    return None
+
+
+def class_member(*, run: ClassRun, participant: Participant) -> Participant | None:
+    """The lobby participant a duel's participant is (same account, or same guest token)."""
+    members = run.lobby.participants.filter(role=Participant.Role.PLAYER)
+    if participant.user_id is not None:
+        return members.filter(user_id=participant.user_id).first()
+    if participant.token:
+        return members.filter(user__isnull=True, token=participant.token).first()
+    return None
+
+
+def class_duel_for(*, run: ClassRun, member: Participant) -> ClassDuel | None:
+    """``member``'s duel in the current round (``None``: not paired this round)."""
+    return _current_duel(run, member)
+
+
+def follow_url(*, session: GameSession, participant: Participant) -> str | None:
+    """Where a student's page should go next: from the lobby into their running duel,
+    from a duel of an earlier round on to the current one."""
+    if participant.role != Participant.Role.PLAYER:
+        return None
+    run = class_run_of(session)
+    if run is not None:
+        duel = _current_duel(run, participant)
+        if duel is not None and duel.session.status != GameSession.Status.FINISHED:
+            return reverse("games:class_follow", args=[run.pk])
+        return None
+    duel = class_duel_of(session)
+    if duel is not None and duel.run.round > duel.round:
+        return reverse("games:class_follow", args=[duel.run_id])
+    return None
+
+
+def class_runs_of(user: Any) -> QuerySet[ClassRun]:
+    return ClassRun.objects.filter(facilitator=user).select_related("lobby", "deck").order_by("-created")
+
+
+# --- practice -------------------------------------------------------------------------------------
+
+
+def practice_info(*, session: GameSession) -> dict[str, Any] | None:
+    """For the practice page: who the opponent is and when to ask for its next move."""
+    run = PracticeRun.objects.filter(session=session).first()
+    if run is None:
+        return None
+    due = services.practice_due(run=run, session=session)
+    return {
+        "mode": run.mode,
+        "bot": reverse("games:session_bot", args=[session.pk]),
+        "next": due[0] if due else None,
+        "wait": round(due[1], 2) if due else None,
+        "elapsed": max(0, round((timezone.now() - run.started).total_seconds())),
+        "timer": (session.state or {}).get("timer"),
+        "result": None
+        if run.finished is None
+        else {
+            "won": run.won,
+            "seconds": run.seconds,
+            "named_right": run.named_right,
+            "named_wrong": run.named_wrong,
+        },
+    }
+
+
+def practice_by_code(code: str) -> PracticeAssignment | None:
+    return PracticeAssignment.objects.select_related("deck").filter(code=code).first()
+
+
+def practice_runs(assignment: PracticeAssignment) -> QuerySet[PracticeRun]:
+    return assignment.runs.select_related("student").order_by("-started")
+
+
+def practice_runs_of(student: Any, assignment: PracticeAssignment) -> QuerySet[PracticeRun]:
+    return assignment.runs.filter(student=student).order_by("-started")
+
+
+def practice_assignments_of(user: Any) -> QuerySet[PracticeAssignment]:
+    return PracticeAssignment.objects.filter(owner=user).select_related("deck")

@@ -12,7 +12,10 @@ from __future__ import annotations
 import json
 import secrets
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -22,10 +25,21 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from content.decks import DeckError, build_deck
-from games.engines import engine_for
-from games.engines.base import ActionError, IllegalAction, InvalidAction, InvalidSetup
+from content.models import Symbol
+from games import classroom
+from games.engines import engine_for, znajznak
+from games.engines.base import ActionError, IllegalAction, InvalidAction, InvalidSetup, rng_for
 
-from .models import ActionRecord, GameSession, Participant
+from .models import (
+    ActionRecord,
+    ClassDuel,
+    ClassRun,
+    GameSession,
+    NamingRecord,
+    Participant,
+    PracticeAssignment,
+    PracticeRun,
+)
 
 #: No 0/O, 1/I/L: a code read off a projector from the back row is typed right.
 JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -145,6 +159,9 @@ def session_join(*, session: GameSession, user: Any = None, nickname: str | None
                 return existing
         if session.status == GameSession.Status.FINISHED:
             raise SessionError("session_finished", _("This game is over."))
+        if PracticeRun.objects.filter(session=session).exists():
+            raise SessionError("practice", _("This is one student's practice game."))
+        class_lobby = ClassRun.objects.filter(lobby=session).exists()
         taken = {name.casefold() for name in session.participants.values_list("nickname", flat=True)}
         if signed_in:
             name = _unique_name(_display_name(user), taken)
@@ -158,7 +175,8 @@ def session_join(*, session: GameSession, user: Any = None, nickname: str | None
             if name.casefold() in taken:
                 raise SessionError("nickname_taken", _("Someone in this game already uses that nickname."))
             token = secrets.token_urlsafe(32)
-        if session.status == GameSession.Status.LOBBY:
+        if session.status == GameSession.Status.LOBBY or class_lobby:
+            # A class lobby takes newcomers as players: they play from the next round.
             role = Participant.Role.PLAYER
             player_id = _next_player_id(session)
         else:
@@ -188,6 +206,8 @@ def session_start(*, session: GameSession, by: Any) -> GameSession:
             raise SessionError("not_allowed", _("Only the teacher who runs this game starts it."))
         if session.status != GameSession.Status.LOBBY:
             raise SessionError("already_started", _("This game has already started."))
+        if ClassRun.objects.filter(lobby=session).exists():
+            raise SessionError("class_lobby", _("A class lobby is not played: pair the class instead."))
         players = list(session.participants.filter(role=Participant.Role.PLAYER).order_by("joined_at", "id"))
         setup = dict(session.setup)
         if setup.get("players"):
@@ -335,30 +355,92 @@ def session_apply_action(
 
     The row lock makes concurrent actions on one session apply one after the other,
     each on the state the previous one stored. ``InvalidAction`` and ``IllegalAction``
-    come out unchanged and leave nothing stored.
+    come out unchanged and leave nothing stored. The namings the action produced
+    (ZnajZnak) are recorded per student in the same transaction.
     """
     action = _action_clean(action)
     with transaction.atomic():
         session = GameSession.objects.select_for_update().get(pk=session_id)
-        if session.status == GameSession.Status.LOBBY:
-            raise IllegalAction(_("The game has not started yet."))
-        if session.status == GameSession.Status.FINISHED:
-            raise IllegalAction(_("The game is over."))
         engine = _engine(session.game)
-        state = engine.apply_action(engine.state_from_dict(session.state), player_id, action)
-        ActionRecord.objects.create(
-            session=session, index=session.version, player_id=player_id or "", action=action
-        )
-        session.state = state.to_dict()
-        session.version += 1
-        fields = ["state", "version", "updated"]
-        if engine.is_terminal(state):
-            session.status = GameSession.Status.FINISHED
-            session.finished_at = timezone.now()
-            fields += ["status", "finished_at"]
-        session.save(update_fields=fields)
-        _publish_on_commit(session)
+        state = _apply_locked(session, engine, player_id, action)
         return session.version, engine.player_view(state, player_id)
+
+
+def _apply_locked(session: GameSession, engine: Any, player_id: str | None, action: dict[str, Any]) -> Any:
+    """Apply one cleaned action to ``session``, locked by the caller; store it and its effects."""
+    if session.status == GameSession.Status.LOBBY:
+        raise IllegalAction(_("The game has not started yet."))
+    if session.status == GameSession.Status.FINISHED:
+        raise IllegalAction(_("The game is over."))
+    if session.state is None:
+        # A class lobby runs its duels elsewhere; it is never played itself.
+        raise IllegalAction(_("This is the class lobby: the games are played in the duels."))
+    before = engine.state_from_dict(session.state)
+    state = engine.apply_action(before, player_id, action)
+    ActionRecord.objects.create(
+        session=session, index=session.version, player_id=player_id or "", action=action
+    )
+    _namings_record(session, before, state, action_index=session.version)
+    session.state = state.to_dict()
+    session.version += 1
+    fields = ["state", "version", "updated"]
+    if engine.is_terminal(state):
+        session.status = GameSession.Status.FINISHED
+        session.finished_at = timezone.now()
+        fields += ["status", "finished_at"]
+    session.save(update_fields=fields)
+    if engine.is_terminal(state):
+        _practice_result(session, state)
+    _publish_on_commit(session)
+    return state
+
+
+def _namings_record(session: GameSession, before: Any, after: Any, *, action_index: int) -> None:
+    """Record the namings ``after`` has beyond ``before`` (the engine's ``namings`` only grow).
+
+    Bots' namings are not a student's and are not recorded.
+    """
+    new = list(getattr(after, "namings", ()))[len(getattr(before, "namings", ())) :]
+    if not new:
+        return
+    people = {
+        p.player_id: p for p in session.participants.exclude(player_id="").exclude(role=Participant.Role.BOT)
+    }
+    symbols = session.assets.get("symbols", {})
+    names = session.setup.get("names", {})
+    rows = []
+    for naming in new:
+        participant = people.get(naming.player)
+        if participant is None:
+            continue
+        symbol_id = symbols.get(naming.symbol)
+        key = naming.symbol
+        rows.append(
+            NamingRecord(
+                session=session,
+                participant=participant,
+                user_id=participant.user_id,
+                action_index=action_index,
+                symbol_id=symbol_id if isinstance(symbol_id, int) else None,
+                symbol_key=key[:64],
+                symbol_number=int(key[-3:]) if key[-3:].isdigit() else None,
+                symbol_name=str(names.get(key, {}).get("name", ""))[:200],
+                text=(naming.text or "")[:200],
+                correct=naming.correct,
+                dont_know=naming.dont_know,
+            )
+        )
+    if rows:
+        # A symbol deleted from the library since the deck was built keeps its snapshot.
+        existing = set(
+            Symbol.objects.filter(pk__in={r.symbol_id for r in rows if r.symbol_id}).values_list(
+                "pk", flat=True
+            )
+        )
+        for row in rows:
+            if row.symbol_id not in existing:
+                row.symbol_id = None
+        NamingRecord.objects.bulk_create(rows)
 
 
 def _action_clean(action: Any) -> dict[str, Any]:
@@ -373,6 +455,11 @@ def _action_clean(action: Any) -> dict[str, Any]:
 def _publish_on_commit(session: GameSession) -> None:
     group, version = session.group_name, session.version
     transaction.on_commit(lambda: session_publish(group=group, version=version), robust=True)
+    # A class duel also tells its lobby, whose projector lists every duel's card counts.
+    lobby = GameSession.objects.filter(class_run__duels__session=session).values_list("pk", "version").first()
+    if lobby is not None:
+        lobby_group = f"session-{lobby[0]}"
+        transaction.on_commit(lambda: session_publish(group=lobby_group, version=lobby[1]), robust=True)
 
 
 def session_publish(*, group: str, version: int) -> None:
@@ -383,6 +470,387 @@ def session_publish(*, group: str, version: int) -> None:
     layer = get_channel_layer()
     if layer is not None:
         async_to_sync(layer.group_send)(group, {"type": "session.changed", "version": version})
+
+
+# --- class duels ------------------------------------------------------------------------------
+
+
+def _deck_card_sets(deck: Any) -> dict[str, int]:
+    """The lesson sets of a built deck and how many cards each has, in letter order."""
+    labels = (deck.plan or {}).get("card_labels") or []
+    return dict(sorted(Counter(label for label in labels if label).items()))
+
+
+def class_run_create(
+    *,
+    facilitator: Any,
+    deck: Any,
+    set_mode: str = ClassRun.SetMode.DECK,
+    card_set: str = "",
+    timer: int | None = None,
+    allow_guests: bool = False,
+) -> ClassRun:
+    """A class lobby for duels: students join it with one code; rounds are started later.
+
+    ``set_mode`` "deck" deals every duel from the whole deck, "one" from lesson set
+    ``card_set``, "rotate" gives each duel a lesson set no player of it has played
+    (the tournament of the Teacher's notes).
+    """
+    if set_mode not in ClassRun.SetMode.values:
+        raise SessionError("invalid_setup", _("Choose how the cards are dealt."))
+    card_set = card_set.strip().upper() if set_mode == ClassRun.SetMode.ONE else ""
+    if set_mode == ClassRun.SetMode.ONE and not card_set:
+        raise SessionError("invalid_setup", _("Choose the lesson card set (its letter)."))
+    if set_mode == ClassRun.SetMode.ROTATE and not [
+        label for label, count in _deck_card_sets(deck).items() if count >= 2
+    ]:
+        raise SessionError("invalid_setup", _("This deck has no lesson card sets to rotate."))
+    setup, assets = znajznak_setup_from_deck(deck=deck, card_set=card_set, timer=timer)
+    with transaction.atomic():
+        lobby = session_create(
+            facilitator=facilitator,
+            game="znajznak",
+            variant="duel",
+            setup=setup,
+            allow_guests=allow_guests,
+            assets=assets,
+        )
+        return ClassRun.objects.create(
+            facilitator=facilitator,
+            lobby=lobby,
+            deck=deck,
+            set_mode=set_mode,
+            card_set=card_set,
+            timer=timer,
+        )
+
+
+def _lobby_index(run: ClassRun, duel: ClassDuel, player_id: str) -> int | None:
+    try:
+        return duel.players[int(player_id.removeprefix("p")) - 1]
+    except (ValueError, IndexError):
+        return None
+
+
+def class_round_start(*, run: ClassRun, by: Any) -> list[ClassDuel]:
+    """Pair the students in the lobby and start a duel for each pair: the next round.
+
+    Duels of the previous round still running are closed without a winner (the teacher
+    ended the round). Five cards each, four when more than 26 students play; the odd
+    one out sits the round out (``games.classroom``).
+    """
+    with transaction.atomic():
+        lobby = GameSession.objects.select_for_update().get(pk=run.lobby_id)
+        run = ClassRun.objects.select_for_update().select_related("deck").get(pk=run.pk)
+        if not _is_facilitator(lobby, by):
+            raise SessionError("not_allowed", _("Only the teacher who runs the class starts a round."))
+        if lobby.status == GameSession.Status.FINISHED:
+            raise SessionError("session_finished", _("These class duels are over."))
+        students = list(lobby.participants.filter(role=Participant.Role.PLAYER).order_by("joined_at", "id"))
+        if len(students) < 2:
+            raise SessionError("too_few_players", _("A duel needs two students: wait until more join."))
+        by_id = {student.pk: student for student in students}
+        ids = [str(student.pk) for student in students]
+        previous = list(run.duels.select_related("session"))
+        wins: Counter[str] = Counter()
+        met: list[frozenset[str]] = []
+        played: dict[str, set[str]] = {}
+        for duel in previous:
+            pair = [str(pk) for pk in duel.players]
+            met.append(frozenset(pair))
+            for pk in pair:
+                if duel.card_set:
+                    played.setdefault(pk, set()).add(duel.card_set)
+            outcome = (duel.session.state or {}).get("outcome") or {}
+            winner = _lobby_index(run, duel, outcome.get("winner") or "")
+            if winner is not None:
+                wins[str(winner)] += 1
+        round_number = run.round + 1
+        byes = Counter(str(pk) for pk in run.byes if pk is not None)
+        pairing = classroom.pairs_make(
+            ids, seed=lobby.seed, round_number=round_number, wins=wins, byes=byes, met=met
+        )
+        if run.set_mode == ClassRun.SetMode.ROTATE:
+            sizes = _deck_card_sets(run.deck)
+            choices = [label for label, count in sizes.items() if count >= 2]
+            card_sets = classroom.card_sets_assign(
+                pairing.pairs, choices, played, seed=lobby.seed, round_number=round_number
+            )
+        else:
+            card_sets = [run.card_set] * len(pairing.pairs)
+        wanted = classroom.cards_per_player_for(len(students))
+        now = timezone.now()
+        for duel in previous:
+            if duel.session.status != GameSession.Status.FINISHED:
+                duel.session.status = GameSession.Status.FINISHED
+                duel.session.finished_at = now
+                duel.session.save(update_fields=["status", "finished_at", "updated"])
+            # Whoever still watches an old duel follows on to the new round.
+            _publish_on_commit(duel.session)
+        duels = []
+        rng = rng_for(lobby.seed, "duel-seeds", round_number)
+        for pair, card_set in zip(pairing.pairs, card_sets, strict=True):
+            setup, assets = znajznak_setup_from_deck(deck=run.deck, card_set=card_set, timer=run.timer)
+            setup["cards_per_player"] = classroom.hand_size(len(setup["cards"]), wanted)
+            seated = [by_id[int(pk)] for pk in pair]
+            setup["players"] = [
+                {"id": f"p{seat + 1}", "name": student.nickname} for seat, student in enumerate(seated)
+            ]
+            session = session_create(
+                facilitator=by,
+                game="znajznak",
+                variant="duel",
+                setup=setup,
+                seed=rng.randrange(SEED_MAX + 1),
+                allow_guests=lobby.allow_guests,
+                assets=assets,
+            )
+            for seat, student in enumerate(seated):
+                Participant.objects.create(
+                    session=session,
+                    user=student.user,
+                    nickname=student.nickname,
+                    role=Participant.Role.PLAYER,
+                    player_id=f"p{seat + 1}",
+                    token=student.token,
+                )
+            session = session_start(session=session, by=by)
+            duels.append(
+                ClassDuel.objects.create(
+                    run=run,
+                    round=round_number,
+                    session=session,
+                    players=[student.pk for student in seated],
+                    card_set=card_set,
+                )
+            )
+        run.round = round_number
+        run.byes = [*run.byes, int(pairing.bye) if pairing.bye else None]
+        run.save(update_fields=["round", "byes"])
+        if lobby.status == GameSession.Status.LOBBY:
+            lobby.status = GameSession.Status.RUNNING
+            lobby.save(update_fields=["status", "updated"])
+        _publish_on_commit(lobby)
+    return duels
+
+
+def class_run_finish(*, run: ClassRun, by: Any) -> None:
+    """The teacher ends the class duels: the lobby and any running duel close."""
+    with transaction.atomic():
+        lobby = GameSession.objects.select_for_update().get(pk=run.lobby_id)
+        if not _is_facilitator(lobby, by):
+            raise SessionError("not_allowed", _("Only the teacher who runs the class ends it."))
+        now = timezone.now()
+        for session in [lobby, *(duel.session for duel in run.duels.select_related("session"))]:
+            if session.status != GameSession.Status.FINISHED:
+                session.status = GameSession.Status.FINISHED
+                session.finished_at = now
+                session.save(update_fields=["status", "finished_at", "updated"])
+                _publish_on_commit(session)
+
+
+# --- practice alone ----------------------------------------------------------------------------
+
+#: The simulated opponent of self-practice when the teacher set nothing.
+BOT_DEFAULT_SECONDS = Decimal("8")
+BOT_DEFAULT_ACCURACY = 80
+#: Against the clock nobody else says STOP: a wrong STOP's wait (note a) ends after this.
+CLOCK_PENALTY_SECONDS = 3
+
+
+def _code_new() -> str:
+    for _attempt in range(20):
+        code = _join_code_new()
+        taken = (
+            PracticeAssignment.objects.filter(code=code).exists()
+            or GameSession.objects.exclude(status=GameSession.Status.FINISHED).filter(join_code=code).exists()
+        )
+        if not taken:
+            return code
+    raise SessionError("no_join_code", _("No free code was found; try again."))
+
+
+def practice_assignment_create(
+    *,
+    owner: Any,
+    title: str,
+    deck: Any,
+    card_set: str = "",
+    mode: str = PracticeAssignment.Mode.EITHER,
+    cards_per_player: int = 5,
+    bot_seconds: Decimal | float | int = BOT_DEFAULT_SECONDS,
+    bot_accuracy: int = BOT_DEFAULT_ACCURACY,
+    timer: int | None = None,
+) -> PracticeAssignment:
+    """Practice for students alone, with the simulated opponent's speed the teacher sets."""
+    if not getattr(owner, "can_author", False):
+        raise SessionError("not_allowed", _("Only teachers set practice."))
+    card_set = card_set.strip().upper()
+    znajznak_setup_from_deck(deck=deck, card_set=card_set)  # refuses a deck or set that cannot deal
+    if not 0 <= int(bot_accuracy) <= 100:
+        raise SessionError("invalid_setup", _("The opponent's right names are 0 to 100 %."))
+    if Decimal(str(bot_seconds)) <= 0:
+        raise SessionError("invalid_setup", _("The opponent needs some time to find a symbol."))
+    return PracticeAssignment.objects.create(
+        owner=owner,
+        title=title.strip()[:120] or deck.name[:120],
+        code=_code_new(),
+        deck=deck,
+        card_set=card_set,
+        mode=mode,
+        cards_per_player=cards_per_player,
+        bot_seconds=Decimal(str(bot_seconds)),
+        bot_accuracy=int(bot_accuracy),
+        timer=timer,
+    )
+
+
+def practice_start(*, assignment: PracticeAssignment, student: Any, mode: str | None = None) -> PracticeRun:
+    """A new practice game of ``student``: a duel against the simulated opponent or the clock.
+
+    Against the clock the opponent never looks for symbols: the student plays through
+    their own cards, and the time it took is the result.
+    """
+    if student is None or not getattr(student, "is_authenticated", False):
+        raise SessionError("not_allowed", _("Sign in to practise: the result is kept for you."))
+    if assignment.mode != PracticeAssignment.Mode.EITHER:
+        mode = assignment.mode
+    if mode not in PracticeRun.Mode.values:
+        raise SessionError("invalid_setup", _("Choose the clock or the simulated opponent."))
+    setup, assets = znajznak_setup_from_deck(
+        deck=assignment.deck, card_set=assignment.card_set, timer=assignment.timer
+    )
+    setup["cards_per_player"] = classroom.hand_size(len(setup["cards"]), assignment.cards_per_player)
+    with transaction.atomic():
+        session = session_create(
+            facilitator=assignment.owner,
+            game="znajznak",
+            variant="duel",
+            setup=setup,
+            assets=assets,
+        )
+        taken = {name.casefold() for name in session.participants.values_list("nickname", flat=True)}
+        name = _unique_name(_display_name(student), taken)
+        taken.add(name.casefold())
+        opponent = _unique_name(
+            _("The clock") if mode == PracticeRun.Mode.CLOCK else _("Simulated opponent"), taken
+        )
+        Participant.objects.create(
+            session=session, user=student, nickname=name, role=Participant.Role.PLAYER, player_id="p1"
+        )
+        Participant.objects.create(
+            session=session, nickname=opponent, role=Participant.Role.BOT, player_id="p2"
+        )
+        session.setup = {**setup, "players": [{"id": "p1", "name": name}, {"id": "p2", "name": opponent}]}
+        session.save(update_fields=["setup"])
+        session = session_start(session=session, by=assignment.owner)
+        return PracticeRun.objects.create(
+            session=session,
+            assignment=assignment,
+            student=student,
+            mode=mode,
+            bot_seconds=assignment.bot_seconds,
+            bot_accuracy=assignment.bot_accuracy,
+        )
+
+
+@dataclass(frozen=True)
+class BotTurn:
+    """What asking the opponent for its move gave: ``acted``, or why not and how long to wait."""
+
+    acted: bool
+    reason: str = ""
+    wait: float | None = None
+
+
+def practice_due(*, run: PracticeRun, session: GameSession, now: Any = None) -> tuple[str, float] | None:
+    """When the opponent (or the clock) acts next on ``session`` as stored: (what, seconds from now).
+
+    ``None`` when it waits for the student. Timed from the server's clock: the moment
+    of the last action (``session.updated``) and the practice's start.
+    """
+    if session.status != GameSession.Status.RUNNING or session.state is None:
+        return None
+    now = now or timezone.now()
+    state = znajznak.state_from_dict(session.state)
+    candidates: list[tuple[str, float]] = []
+    if state.timer:
+        ends = run.started + timedelta(seconds=float(state.timer))
+        candidates.append(("time_up", (ends - now).total_seconds()))
+    since = (now - session.updated).total_seconds()
+    if state.phase == znajznak.LOOKING:
+        if run.mode == PracticeRun.Mode.BOT and "p2" not in state.penalised:
+            candidates.append(("find", float(run.bot_seconds) - since))
+        elif run.mode == PracticeRun.Mode.CLOCK and "p1" in state.penalised:
+            candidates.append(("lift_penalty", CLOCK_PENALTY_SECONDS - since))
+    if not candidates:
+        return None
+    what, wait = min(candidates, key=lambda item: item[1])
+    return what, max(0.0, wait)
+
+
+def practice_bot_act(*, session_id: int, version: int, now: Any = None) -> BotTurn:
+    """The simulated opponent's move, if its time has come and the game is still at ``version``.
+
+    The student's page asks for it after the delay the payload said; the server
+    checks both the version (the student may have acted meanwhile) and its own clock,
+    so nothing runs in the background and a page cannot make the opponent faster.
+    The opponent finds the common symbol after ``bot_seconds`` and names it right in
+    ``bot_accuracy`` % of its turns (drawn from the session's seed), else says "I don't
+    know". Against the clock it only ends the game when the time is up and lifts the
+    penalty of a wrong STOP (by a STOP of its own on a symbol that is not common, which
+    note a allows and which penalises the clock, who never plays).
+    """
+    with transaction.atomic():
+        session = GameSession.objects.select_for_update().get(pk=session_id)
+        run = PracticeRun.objects.filter(session=session).first()
+        if run is None:
+            raise SessionError("not_practice", _("Only practice games have a simulated opponent."))
+        if session.status == GameSession.Status.FINISHED:
+            return BotTurn(False, "over")
+        if session.version != version:
+            return BotTurn(False, "stale")
+        now = now or timezone.now()
+        due = practice_due(run=run, session=session, now=now)
+        if due is None:
+            return BotTurn(False, "waiting")
+        what, wait = due
+        if wait > 0:
+            return BotTurn(False, "not_yet", wait)
+        engine = _engine(session.game)
+        state = engine.state_from_dict(session.state)
+        if what == "time_up":
+            _apply_locked(session, engine, None, {"type": "time_up"})
+        elif what == "lift_penalty":
+            own, other = znajznak.compared_cards(state, "p2")
+            symbol = next(s for s in state.cards[own] if s not in state.cards[other])
+            _apply_locked(session, engine, "p2", {"type": "stop", "symbol": symbol})
+        else:
+            symbol = znajznak.common_symbol(state, "p2")
+            state = _apply_locked(session, engine, "p2", {"type": "stop", "symbol": symbol})
+            if not engine.is_terminal(state):
+                knows = rng_for(session.seed, "bot", session.version).random() * 100 < run.bot_accuracy
+                naming = (
+                    {"type": "name", "text": state.names[symbol].name} if knows else {"type": "dont_know"}
+                )
+                _apply_locked(session, engine, "p2", naming)
+        return BotTurn(True)
+
+
+def _practice_result(session: GameSession, state: Any) -> None:
+    """A finished practice game's result, kept for the student."""
+    run = PracticeRun.objects.filter(session=session).first()
+    if run is None or run.finished is not None:
+        return
+    outcome = engine_for(session.game).outcome(state) or {}
+    mine = [naming for naming in getattr(state, "namings", ()) if naming.player == "p1"]
+    run.finished = session.finished_at or timezone.now()
+    run.won = outcome.get("winner") == "p1"
+    run.seconds = max(0, round((run.finished - run.started).total_seconds()))
+    run.named_right = sum(naming.correct for naming in mine)
+    run.named_wrong = len(mine) - run.named_right
+    run.reason = str(outcome.get("reason") or "")
+    run.save(update_fields=["finished", "won", "seconds", "named_right", "named_wrong", "reason"])
 
 
 # --- the log --------------------------------------------------------------------------------

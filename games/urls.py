@@ -1,4 +1,4 @@
-"""Game pages: start a session, join one, play it; the polling fallback of the live page."""
+"""Game pages: start a session, join one, play it; class duels; practice alone; polling."""
 
 from django.urls import path
 
@@ -14,6 +14,14 @@ urlpatterns = [
     path("sessions/<int:pk>/actions", views.session_actions, name="session_actions"),
     path("sessions/<int:pk>/log.json", views.session_log, name="session_log"),
     path("sessions/<int:pk>/pictures/<str:key>", views.session_picture, name="session_picture"),
+    path("sessions/<int:pk>/bot", views.session_bot, name="session_bot"),
+    path("class/new", views.class_new, name="class_new"),
+    path("class/<int:pk>/round", views.class_round, name="class_round"),
+    path("class/<int:pk>/finish", views.class_finish, name="class_finish"),
+    path("class/<int:pk>/follow", views.class_follow, name="class_follow"),
+    path("practice/new", views.practice_new, name="practice_new"),
+    path("practice/<str:code>/", views.practice, name="practice"),
+    path("practice/<str:code>/results", views.practice_results, name="practice_results"),
     path("join", views.join, name="join"),
     path("join/<str:code>", views.join_code, name="join_code"),
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import mimetypes
+from decimal import Decimal
 from typing import Any
 
 import segno
@@ -42,7 +43,7 @@ from games.engines import engine_for
 from games.engines.base import ActionError, InvalidAction
 
 from . import selectors, services
-from .models import GAME_LABELS, GameSession, Participant
+from .models import GAME_LABELS, ClassRun, GameSession, Participant, PracticeAssignment, PracticeRun
 
 #: Games with a play page of their own; the others show their view as data.
 RENDERERS = {"znajznak": "games/znajznak.js"}
@@ -204,6 +205,8 @@ def join_code(request: HttpRequest, code: str) -> HttpResponse:
     if normalised != code:
         return redirect("games:join_code", code=normalised)
     session = selectors.session_by_code(code)
+    if session is None and selectors.practice_by_code(code) is not None:
+        return redirect("games:practice", code=code)
     if session is None:
         form = JoinCodeForm(initial={"code": code})
         return render(request, "games/join.html", {"form": form, "not_found": code}, status=404)
@@ -249,11 +252,17 @@ def session_detail(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404
     payload = selectors.session_payload(session=session, participant=participant)
     facilitating = participant.role == Participant.Role.FACILITATOR
+    class_run = selectors.class_run_of(session)
+    class_duel = selectors.class_duel_of(session)
+    renderer = "games/classrun.js" if class_run else RENDERERS.get(session.game, "games/generic.js")
     context: dict[str, Any] = {
         "session": session,
         "participant": participant,
         "facilitating": facilitating,
         "payload": payload,
+        "class_run": class_run,
+        "class_duel": class_duel,
+        "practice": getattr(session, "practice", None) if not class_run else None,
         "live": {
             "session": session.pk,
             "game": session.game,
@@ -261,7 +270,7 @@ def session_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "view": reverse("games:session_view", args=[session.pk]),
             "actions": reverse("games:session_actions", args=[session.pk]),
             "pictures": reverse("games:session_picture", args=[session.pk, "KEY"]),
-            "renderer": static(RENDERERS.get(session.game, "games/generic.js")),
+            "renderer": static(renderer),
         },
     }
     if facilitating and session.is_open:
@@ -294,7 +303,9 @@ def session_view(request: HttpRequest, pk: int) -> JsonResponse:
         return _json_error(403, "not_a_participant", _("Join the game first."))
     session = participant.session
     since = request.GET.get("since")
-    if since is not None and session.status != GameSession.Status.LOBBY and since == str(session.version):
+    # A class lobby changes without a version of its own (its duels do): always answer in full.
+    unversioned = session.status == GameSession.Status.LOBBY or session.state is None
+    if since is not None and not unversioned and since == str(session.version):
         return JsonResponse({"unchanged": True, "version": session.version})
     return JsonResponse(selectors.session_payload(session=session, participant=participant))
 
@@ -365,3 +376,266 @@ def _placeholder_svg(key: str) -> str:
         '<text x="50" y="60" font-size="28" text-anchor="middle" font-family="sans-serif" fill="#1a1a1a">'
         f"{escape(key)}</text></svg>"
     )
+
+
+# --- class duels --------------------------------------------------------------------------------
+
+
+class ClassRunForm(forms.Form):
+    """Duels for a whole class: one lobby, then rounds of pairs, each pair its own duel."""
+
+    deck = forms.ModelChoiceField(
+        label=gettext_lazy("Deck"),
+        queryset=Deck.objects.none(),
+        help_text=gettext_lazy("One of your built decks."),
+    )
+    set_mode = forms.ChoiceField(
+        label=gettext_lazy("Cards"), choices=ClassRun.SetMode.choices, initial=ClassRun.SetMode.DECK
+    )
+    card_set = forms.CharField(
+        label=gettext_lazy("Lesson card set (for one set)"),
+        max_length=3,
+        required=False,
+        help_text=gettext_lazy("The letter on the card backs, e.g. A."),
+    )
+    timer_minutes = forms.IntegerField(
+        label=gettext_lazy("Timer in minutes (optional)"), min_value=1, max_value=60, required=False
+    )
+    allow_guests = forms.BooleanField(
+        label=gettext_lazy("Students may join without an account, with a nickname"), required=False
+    )
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        decks = Deck.objects.filter(state=BuildState.DONE)
+        self.fields["deck"].queryset = decks if user.is_admin else decks.filter(owner=user)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def class_new(request: HttpRequest) -> HttpResponse:
+    if not request.user.can_author:
+        raise PermissionDenied
+    form = ClassRunForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = services.class_run_create(
+                facilitator=request.user,
+                deck=data["deck"],
+                set_mode=data["set_mode"],
+                card_set=data["card_set"],
+                timer=data["timer_minutes"] * 60 if data["timer_minutes"] else None,
+                allow_guests=data["allow_guests"],
+            )
+        except services.SessionError as error:
+            form.add_error(None, str(error))
+        else:
+            return redirect("games:session", pk=run.lobby_id)
+    return render(
+        request,
+        "games/class_new.html",
+        {"form": form, "runs": selectors.class_runs_of(request.user)[:10]},
+    )
+
+
+def _class_run_for_teacher(request: HttpRequest, pk: int) -> ClassRun:
+    run = get_object_or_404(ClassRun, pk=pk)
+    if not request.user.is_authenticated or run.facilitator_id != request.user.pk:
+        raise PermissionDenied
+    return run
+
+
+@require_POST
+def class_round(request: HttpRequest, pk: int) -> HttpResponse:
+    """ "Pair and start": the next round of duels."""
+    run = _class_run_for_teacher(request, pk)
+    # No success message: the projector shows the new round itself.
+    try:
+        services.class_round_start(run=run, by=request.user)
+    except services.SessionError as error:
+        messages.error(request, str(error))
+    return redirect("games:session", pk=run.lobby_id)
+
+
+@require_POST
+def class_finish(request: HttpRequest, pk: int) -> HttpResponse:
+    run = _class_run_for_teacher(request, pk)
+    services.class_run_finish(run=run, by=request.user)
+    return redirect("games:class_new")
+
+
+@never_cache
+@require_GET
+def class_follow(request: HttpRequest, pk: int) -> HttpResponse:
+    """A student's page follows them into their own duel of the current round.
+
+    A guest is known in the duel by the token they have in the lobby; it is added to
+    the guest's session here, for the duel.
+    """
+    run = get_object_or_404(ClassRun, pk=pk)
+    member = _participant(request, run.lobby_id)
+    if member is None:
+        return redirect("games:join_code", code=run.lobby.join_code)
+    duel = selectors.class_duel_for(run=run, member=member)
+    if duel is None:
+        return redirect("games:session", pk=run.lobby_id)
+    if member.token:
+        tokens = dict(request.session.get(selectors.GUEST_TOKENS_KEY) or {})
+        tokens[str(duel.session_id)] = member.token
+        request.session[selectors.GUEST_TOKENS_KEY] = tokens
+    return redirect("games:session", pk=duel.session_id)
+
+
+# --- practice alone --------------------------------------------------------------------------------
+
+
+class PracticeForm(forms.Form):
+    title = forms.CharField(label=gettext_lazy("Title"), max_length=120, required=False)
+    deck = forms.ModelChoiceField(label=gettext_lazy("Deck"), queryset=Deck.objects.none())
+    card_set = forms.CharField(
+        label=gettext_lazy("Lesson card set (optional)"),
+        max_length=3,
+        required=False,
+        help_text=gettext_lazy("The letter on the card backs: only that set's cards are dealt."),
+    )
+    mode = forms.ChoiceField(
+        label=gettext_lazy("Play against"),
+        choices=PracticeAssignment.Mode.choices,
+        initial=PracticeAssignment.Mode.EITHER,
+    )
+    cards_per_player = forms.IntegerField(
+        label=gettext_lazy("Cards per player"), min_value=1, max_value=30, initial=5
+    )
+    bot_seconds = forms.DecimalField(
+        label=gettext_lazy("Simulated opponent: seconds to find a symbol"),
+        min_value=Decimal("0.5"),
+        max_value=Decimal("120"),
+        decimal_places=1,
+        initial=services.BOT_DEFAULT_SECONDS,
+    )
+    bot_accuracy = forms.IntegerField(
+        label=gettext_lazy("Simulated opponent: names right (%)"),
+        min_value=0,
+        max_value=100,
+        initial=services.BOT_DEFAULT_ACCURACY,
+    )
+    timer_minutes = forms.IntegerField(
+        label=gettext_lazy("Time limit in minutes (optional)"), min_value=1, max_value=60, required=False
+    )
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        decks = Deck.objects.filter(state=BuildState.DONE)
+        self.fields["deck"].queryset = decks if user.is_admin else decks.filter(owner=user)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def practice_new(request: HttpRequest) -> HttpResponse:
+    if not request.user.can_author:
+        raise PermissionDenied
+    form = PracticeForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            assignment = services.practice_assignment_create(
+                owner=request.user,
+                title=data["title"],
+                deck=data["deck"],
+                card_set=data["card_set"],
+                mode=data["mode"],
+                cards_per_player=data["cards_per_player"],
+                bot_seconds=data["bot_seconds"],
+                bot_accuracy=data["bot_accuracy"],
+                timer=data["timer_minutes"] * 60 if data["timer_minutes"] else None,
+            )
+        except services.SessionError as error:
+            form.add_error(None, str(error))
+        else:
+            return redirect("games:practice_results", code=assignment.code)
+    return render(
+        request,
+        "games/practice_new.html",
+        {"form": form, "assignments": selectors.practice_assignments_of(request.user)[:10]},
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def practice(request: HttpRequest, code: str) -> HttpResponse:
+    """A student's practice: start a game; their earlier results."""
+    assignment = selectors.practice_by_code(services.join_code_normalise(code))
+    if assignment is None:
+        raise Http404
+    error = None
+    if request.method == "POST":
+        try:
+            run = services.practice_start(
+                assignment=assignment, student=request.user, mode=request.POST.get("mode")
+            )
+        except services.SessionError as refusal:
+            error = str(refusal)
+        else:
+            return redirect("games:session", pk=run.session_id)
+    return render(
+        request,
+        "games/practice.html",
+        {
+            "assignment": assignment,
+            "runs": selectors.practice_runs_of(request.user, assignment)[:20],
+            "error": error,
+            "modes": PracticeRun.Mode.choices,
+        },
+        status=400 if error else 200,
+    )
+
+
+@login_required
+@require_GET
+def practice_results(request: HttpRequest, code: str) -> HttpResponse:
+    assignment = selectors.practice_by_code(code)
+    if assignment is None:
+        raise Http404
+    if assignment.owner_id != request.user.pk and not request.user.is_admin:
+        raise PermissionDenied
+    return render(
+        request,
+        "games/practice_results.html",
+        {
+            "assignment": assignment,
+            "runs": selectors.practice_runs(assignment)[:200],
+            "practice_url": request.build_absolute_uri(reverse("games:practice", args=[assignment.code])),
+        },
+    )
+
+
+@never_cache
+@require_POST
+def session_bot(request: HttpRequest, pk: int) -> JsonResponse:
+    """Ask for the simulated opponent's move: ``{"version": N}``, the version the page shows.
+
+    409 with ``wait`` (seconds) when its time has not come; 409 ``stale`` when the game
+    moved on. Otherwise the student's new view.
+    """
+    participant = _participant(request, pk)
+    if participant is None or participant.role != Participant.Role.PLAYER:
+        return _json_error(403, "not_a_participant", _("Only the student practising asks for the next move."))
+    try:
+        body = json.loads(request.body or b"null")
+        version = int(body["version"])
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+        return _json_error(400, "invalid_request", _('Send {"version": N}.'))
+    try:
+        turn = services.practice_bot_act(session_id=pk, version=version)
+    except services.SessionError as error:
+        return _json_error(400, error.code, str(error))
+    if not turn.acted:
+        response = _json_error(409, turn.reason, _("The simulated opponent does not move now."))
+        if turn.wait is not None:
+            response = JsonResponse(
+                {"error": turn.reason, "reason": _("Not yet."), "wait": round(turn.wait, 2)}, status=409
+            )
+        return response
+    session = GameSession.objects.get(pk=pk)
+    return JsonResponse(selectors.session_payload(session=session, participant=participant))

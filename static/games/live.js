@@ -61,8 +61,75 @@ function accept(next) {
   // Versions only grow; the lobby -> running step keeps version 0, so equal is newer.
   if (!next || typeof next.version !== "number" || next.version < payload.version) return;
   payload = next;
+  if (follow()) return;
   draw();
+  schedulePractice();
 }
+
+// Class duels: a student's page goes where the server says their game now is.
+let following = false;
+function follow() {
+  if (!payload.follow || following) return following;
+  following = true;
+  stopped = true;
+  window.location.assign(payload.follow);
+  return true;
+}
+
+// --- practice alone: the simulated opponent's (or the clock's) next move ---------------------
+//
+// Nothing runs on the server between requests: the page asks for the opponent's move
+// when the payload says it is due, with the version it is answering; the server applies
+// it only if that is still the version and its own clock agrees.
+
+let practiceTimer = null;
+let clockTimer = null;
+
+function schedulePractice() {
+  clearTimeout(practiceTimer);
+  const practice = payload.practice;
+  if (!practice || payload.status !== "running" || !practice.next) return;
+  const version = payload.version;
+  practiceTimer = setTimeout(() => askOpponent(version), Math.max(0, practice.wait * 1000) + 100);
+}
+
+async function askOpponent(version) {
+  if (version !== payload.version) return;
+  try {
+    const response = await fetch(payload.practice.bot, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": root.dataset.csrf },
+      body: JSON.stringify({ version }),
+    });
+    const body = await response.json();
+    if (response.ok) accept(body);
+    else if (body.wait !== undefined && version === payload.version) {
+      clearTimeout(practiceTimer);
+      practiceTimer = setTimeout(() => askOpponent(version), body.wait * 1000 + 100);
+    }
+  } catch {
+    practiceTimer = setTimeout(() => askOpponent(version), 2000);
+  }
+}
+
+function drawClock() {
+  const box = document.getElementById("practice-clock");
+  if (!box || !payload.practice) return;
+  const result = payload.practice.result;
+  let seconds = result ? result.seconds : Math.floor((Date.now() - clockStart) / 1000);
+  const text = (s) => `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  box.textContent = `${t("Time")}: ${text(seconds)}`;
+  if (result) {
+    clearInterval(clockTimer);
+    const summary = document.getElementById("practice-result");
+    if (summary) {
+      summary.hidden = false;
+      summary.textContent = `${result.won ? t("You won.") : t("The game is over.")} ${t("Named right")}: ${result.named_right} / ${result.named_right + result.named_wrong}. ${t("Time")}: ${text(seconds)}.`;
+    }
+  }
+}
+let clockStart = Date.now() - ((payload.practice && payload.practice.elapsed) || 0) * 1000;
 
 function keepFocusAndInput(redraw) {
   const active = document.activeElement;
@@ -99,7 +166,7 @@ function draw() {
     }),
   );
   peopleCount.textContent = String(payload.participants.length);
-  if (payload.view && renderer) {
+  if ((payload.view || payload.class) && renderer) {
     keepFocusAndInput(() => announce(renderer.render(board, payload, context)));
   }
 }
@@ -218,5 +285,12 @@ async function poll() {
 // --- start ----------------------------------------------------------------------------------------
 
 renderer = await import(live.renderer);
-draw();
-connect();
+if (!follow()) {
+  draw();
+  schedulePractice();
+  if (payload.practice) {
+    drawClock();
+    clockTimer = setInterval(drawClock, 1000);
+  }
+  connect();
+}

@@ -1,0 +1,69 @@
+// The class lobby: the projector lists every duel of the round, live; a student waits here
+// between rounds (their page follows them into their own duel, see live.js).
+//
+// Only names of people and card counts arrive here (games.selectors.class_info): never a card.
+
+function el(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === false || value === null || value === undefined) continue;
+    if (name === "className") element.className = value;
+    else element.setAttribute(name, value === true ? "" : value);
+  }
+  element.append(...children.filter((child) => child !== null && child !== undefined));
+  return element;
+}
+
+function format(text, values) {
+  return text.replace(/%\((\w+)\)s/g, (_, key) => String(values[key] ?? ""));
+}
+
+function duelRow(duel, ctx) {
+  const players = duel.players.map((player) => {
+    const count = player.cards_in_hand === null ? "–" : String(player.cards_in_hand);
+    const text = format(ctx.t("%(who)s: %(n)s cards in hand"), { who: player.nickname, n: count });
+    return el("li", { className: player.winner ? "winner" : null },
+      text, player.winner ? el("strong", {}, ` · ${ctx.t("wins")}`) : null);
+  });
+  let status = ctx.t("playing");
+  if (duel.status === "finished") {
+    status = duel.players.some((p) => p.winner) ? ctx.t("over") : ctx.t("ended by the teacher");
+  }
+  return el("li", { className: `duel ${duel.status}` },
+    el("h3", {}, el("a", { href: duel.url }, players.length === 2
+      ? `${duel.players[0].nickname} – ${duel.players[1].nickname}` : ctx.t("Duel"))),
+    el("p", { className: "muted" }, duel.card_set
+      ? format(ctx.t("Card set %(set)s · %(status)s"), { set: duel.card_set, status })
+      : status),
+    el("ul", { className: "counts" }, ...players));
+}
+
+export function render(root, payload, ctx) {
+  const info = payload.class;
+  if (!info) return "";
+  const parts = [];
+  let news = "";
+  if (payload.you.role === "facilitator") {
+    if (!info.round) {
+      parts.push(el("p", { className: "lead" }, format(ctx.t("%(n)s students are in."), { n: info.players })));
+    } else {
+      const finished = info.duels.filter((d) => d.status === "finished").length;
+      parts.push(el("h2", {}, format(ctx.t("Round %(n)s"), { n: info.round })));
+      parts.push(el("p", { className: "status-line", role: "status" },
+        format(ctx.t("%(done)s of %(all)s duels over."), { done: finished, all: info.duels.length })));
+      parts.push(el("ul", { className: "duels" }, ...info.duels.map((duel) => duelRow(duel, ctx))));
+      if (info.bye) {
+        parts.push(el("p", {}, format(ctx.t("%(who)s sits this round out and plays in the next one."), { who: info.bye })));
+      }
+      if (info.duels.length && finished === info.duels.length) news = ctx.t("Every duel of the round is over.");
+    }
+  } else if (info.bye) {
+    news = ctx.t("You sit this round out: you play in the next one.");
+    parts.push(el("p", { className: "lead" }, news));
+  } else if (info.round) {
+    news = ctx.t("Your duel is over. Wait for the next round: it opens here by itself.");
+    parts.push(el("p", { className: "lead" }, news));
+  }
+  root.replaceChildren(...parts);
+  return news;
+}
