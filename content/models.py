@@ -453,7 +453,25 @@ class BuildState(models.TextChoices):
     FAILED = "failed", _("Failed")
 
 
-class Deck(models.Model):
+class BuildJob(models.Model):
+    """Long work that renders files: its options, state, progress and the files made."""
+
+    options = models.JSONField(_("options"), default=dict, blank=True)
+    files = models.JSONField(_("files"), default=dict, blank=True)
+    state = models.CharField(
+        _("state"), max_length=10, choices=BuildState.choices, default=BuildState.QUEUED
+    )
+    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
+    message = models.TextField(_("message"), blank=True)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    updated = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created"]
+
+
+class Deck(BuildJob):
     """A ZnajZnak deck built from a symbol set: cards, lesson card sets, layouts, PDFs.
 
     ``snapshot`` keeps what the deck was built from (every symbol's texts, periods and a
@@ -470,17 +488,8 @@ class Deck(models.Model):
         related_name="decks",
     )
     seed = models.PositiveIntegerField(_("seed"), default=0)
-    options = models.JSONField(_("options"), default=dict, blank=True)
     snapshot = models.JSONField(_("built from"), default=dict, blank=True)
     plan = models.JSONField(_("cards and sets"), default=dict, blank=True)
-    files = models.JSONField(_("files"), default=dict, blank=True)
-    state = models.CharField(
-        _("state"), max_length=10, choices=BuildState.choices, default=BuildState.QUEUED
-    )
-    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
-    message = models.TextField(_("message"), blank=True)
-    created = models.DateTimeField(_("created"), auto_now_add=True)
-    updated = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
         ordering = ["-created"]
@@ -491,7 +500,7 @@ class Deck(models.Model):
         return self.name
 
 
-class PrintJob(models.Model):
+class PrintJob(BuildJob):
     """Print-ready PDFs of Activity cards, Knowledge? cards or Know's blank cards."""
 
     class Kind(models.TextChoices):
@@ -503,16 +512,7 @@ class PrintJob(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name=_("owner"), on_delete=models.CASCADE, related_name="+"
     )
-    options = models.JSONField(_("options"), default=dict, blank=True)
     snapshot = models.JSONField(_("printed from"), default=dict, blank=True)
-    files = models.JSONField(_("files"), default=dict, blank=True)
-    state = models.CharField(
-        _("state"), max_length=10, choices=BuildState.choices, default=BuildState.QUEUED
-    )
-    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
-    message = models.TextField(_("message"), blank=True)
-    created = models.DateTimeField(_("created"), auto_now_add=True)
-    updated = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
         ordering = ["-created"]

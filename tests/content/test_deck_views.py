@@ -149,7 +149,7 @@ def test_a_teacher_builds_a_deck_and_sees_the_result(client, teacher, django_cap
     assert '<th scope="row">X</th>' in page and '<th scope="row">Y</th>' in page
     for name in ("game-cards.pdf", "auxiliary-cards.pdf", "deck.json"):
         assert reverse("decks:deck_download", args=[deck.pk, name]) in page
-    assert "build-progress.js" not in page  # done: nothing to poll
+    assert "talia/progress.js" not in page  # done: nothing to poll
 
 
 def test_form_errors_are_shown_and_nothing_is_built(client, teacher):
@@ -227,9 +227,9 @@ def test_a_deck_at_work_shows_its_progress_and_a_failed_one_its_message(client, 
     client.force_login(teacher)
 
     page = client.get(reverse("decks:deck_detail", args=[deck.pk])).content.decode()
-    assert '<label for="build-progress">Progress</label>' in page
+    assert '<label for="job-progress">Progress</label>' in page
     assert 'value="42"' in page and ">42%</progress>" in page
-    assert "talia/build-progress.js" in page and '<meta http-equiv="refresh"' in page
+    assert "talia/progress.js" in page and '<meta http-equiv="refresh"' in page
     assert reverse("decks:deck_status", args=[deck.pk]) in page
     assert json.loads(client.get(reverse("decks:deck_status", args=[deck.pk])).content) == {
         "state": "running",

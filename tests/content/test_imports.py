@@ -1034,7 +1034,7 @@ def test_import_pages_flow_from_upload_to_done(
     html = detail.content.decode()
     assert "Ready to import" in html and "Import 1 row" in html
     assert '<th scope="row">2</th>' in html
-    assert "import-progress.js" not in html  # nothing is running
+    assert "talia/progress.js" not in html  # nothing is running
 
     status = client.get(reverse("content:import_status", args=[job.pk])).json()
     assert status == {
@@ -1061,10 +1061,10 @@ def test_running_job_page_shows_a_progress_bar_that_refreshes_itself(client, tea
 
     html = client.get(reverse("content:import_detail", args=[job.pk])).content.decode()
 
-    assert '<progress id="import-progress" max="100" value="40"' in html
+    assert '<progress id="job-progress" max="100" value="40"' in html
     assert 'aria-valuetext="Checking the rows: 40%"' in html
     assert '<noscript><meta http-equiv="refresh" content="2"></noscript>' in html
-    assert "talia/import-progress.js" in html
+    assert "talia/progress.js" in html
     assert client.get(reverse("content:import_status", args=[job.pk])).json()["working"]
 
 

@@ -1,15 +1,17 @@
-/* Progress of a deck build or a print: polls the job's status once a second, moves the
-   bar, and reloads the page when the work is done (or failed). Without JavaScript the
-   page refreshes itself (<noscript> in templates/content/decks/_head.html). */
+/* Progress of long work (an import, a deck build, a print): polls the job's status JSON
+   ({state_label, progress, working}) once a second, moves the bar, and reloads the page
+   when the work is done (or failed). Without JavaScript the page refreshes itself
+   (<noscript>). Markup: <progress id="job-progress" data-status-url="…">, optional
+   #job-progress-text (role=status) and #job-state. */
 (function () {
   "use strict";
-  var bar = document.getElementById("build-progress");
+  var bar = document.getElementById("job-progress");
   if (!bar || !window.fetch) {
     return;
   }
   var url = bar.getAttribute("data-status-url");
-  var text = document.getElementById("build-progress-text");
-  var state = document.getElementById("build-state");
+  var text = document.getElementById("job-progress-text");
+  var state = document.getElementById("job-state");
   var announced = -1;
 
   function show(data) {
