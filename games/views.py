@@ -41,6 +41,7 @@ from content.models import BuildState, Deck, SymbolSet
 from content.permissions import content_visible_to
 from games.engines import engine_for
 from games.engines.base import ActionError, InvalidAction
+from games.workshop.selectors import workshop_by_code
 
 from . import selectors, services
 from .models import GAME_LABELS, ClassRun, GameSession, Participant, PracticeAssignment, PracticeRun
@@ -207,6 +208,9 @@ def join_code(request: HttpRequest, code: str) -> HttpResponse:
     session = selectors.session_by_code(code)
     if session is None and selectors.practice_by_code(code) is not None:
         return redirect("games:practice", code=code)
+    if session is None and workshop_by_code(code) is not None:
+        # One join page for students: a workshop's code leads to the workshop.
+        return redirect("workshop:join_code", code=code)
     if session is None:
         form = JoinCodeForm(initial={"code": code})
         return render(request, "games/join.html", {"form": form, "not_found": code}, status=404)

@@ -201,3 +201,9 @@ def test_a_signed_in_student_joins_by_code(workshop, student_user):
     assert response.url == reverse("workshop:play", args=[workshop.pk])
     assert WorkshopParticipant.objects.filter(workshop=workshop, user=student_user).exists()
     assert client.get(response.url).status_code == 200
+
+
+def test_the_games_join_page_leads_a_workshop_code_to_the_workshop(workshop):
+    response = Client().get(reverse("games:join_code", args=[workshop.join_code]))
+    assert response.status_code == 302
+    assert response.url == reverse("workshop:join_code", args=[workshop.join_code])
