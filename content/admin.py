@@ -105,16 +105,19 @@ class AuthoredAdmin(admin.ModelAdmin):
 
     def _report_status(self, request: HttpRequest, changed: int, skipped: int, what: Any) -> None:
         self.message_user(
-            request, ngettext("%(n)d item %(what)s.", "%(n)d items %(what)s.", changed)
-            % {"n": changed, "what": what}, messages.SUCCESS,
+            request,
+            ngettext("%(n)d item %(what)s.", "%(n)d items %(what)s.", changed) % {"n": changed, "what": what},
+            messages.SUCCESS,
         )
         if skipped:
             self.message_user(
                 request,
                 ngettext(
                     "%(n)d item was left alone: you may not change it.",
-                    "%(n)d items were left alone: you may not change them.", skipped,
-                ) % {"n": skipped},
+                    "%(n)d items were left alone: you may not change them.",
+                    skipped,
+                )
+                % {"n": skipped},
                 messages.WARNING,
             )
 
@@ -133,7 +136,8 @@ class PeriodAdmin(admin.ModelAdmin):
     def colour_swatch(self, obj: Period) -> str:
         return format_html(
             '<span class="talia-swatch" style="background:{}" aria-hidden="true"></span> {}',
-            obj.colour, obj.colour,
+            obj.colour,
+            obj.colour,
         )
 
 
@@ -239,7 +243,8 @@ class SymbolAdmin(ImportExportLinksMixin, AuthoredAdmin):
             return "—"
         return format_html(
             '<img src="{}" alt="{}" class="talia-thumb" width="48" height="48" loading="lazy">',
-            obj.picture.url, obj.name,
+            obj.picture.url,
+            obj.name,
         )
 
     @admin.display(description=_("preview"))
@@ -248,7 +253,8 @@ class SymbolAdmin(ImportExportLinksMixin, AuthoredAdmin):
             return "—"
         return format_html(
             '<img src="{}" alt="{}" width="160" height="160" style="object-fit:contain">',
-            obj.picture.url, obj.name,
+            obj.picture.url,
+            obj.name,
         )
 
     @admin.display(description=_("number"), ordering="number")
@@ -258,7 +264,8 @@ class SymbolAdmin(ImportExportLinksMixin, AuthoredAdmin):
     @admin.display(description=_("periods"))
     def period_list(self, obj: Symbol) -> str:
         return format_html_join(
-            " ", '<span class="talia-period" style="border-color:{}">{}</span>',
+            " ",
+            '<span class="talia-period" style="border-color:{}">{}</span>',
             ((p.colour, p.name) for p in obj.periods.all()),
         )
 
@@ -269,7 +276,8 @@ class SymbolAdmin(ImportExportLinksMixin, AuthoredAdmin):
         form.fields["symbol_set"].queryset = editable
         if form.is_valid():
             added = services.symbol_set_add(
-                user=request.user, symbol_set=form.cleaned_data["symbol_set"],
+                user=request.user,
+                symbol_set=form.cleaned_data["symbol_set"],
                 symbols=list(queryset),
             )
             self.message_user(
@@ -281,16 +289,20 @@ class SymbolAdmin(ImportExportLinksMixin, AuthoredAdmin):
             return None
         if not editable.exists():
             self.message_user(
-                request, _("You have no symbol set you may change. Create one first."),
+                request,
+                _("You have no symbol set you may change. Create one first."),
                 messages.WARNING,
             )
             return None
         return TemplateResponse(
-            request, "admin/content/symbol/add_to_set.html",
+            request,
+            "admin/content/symbol/add_to_set.html",
             {
                 **self.admin_site.each_context(request),
                 "title": _("Add symbols to a symbol set"),
-                "form": form, "symbols": queryset, "opts": self.model._meta,
+                "form": form,
+                "symbols": queryset,
+                "opts": self.model._meta,
                 "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
             },
         )
@@ -386,8 +398,7 @@ class ActivityTermFormSet(BaseInlineFormSet):
         doubled = sorted({s for s in slots if slots.count(s) > 1})
         if doubled:
             raise ValidationError(
-                _("Each slot appears once; %(slots)s appear more than once.")
-                % {"slots": ", ".join(doubled)}
+                _("Each slot appears once; %(slots)s appear more than once.") % {"slots": ", ".join(doubled)}
             )
         if missing:
             raise ValidationError(
@@ -443,9 +454,7 @@ class ActivityCardAdmin(ImportExportLinksMixin, AuthoredAdmin):
 
     @admin.display(description=_("terms"))
     def term_summary(self, obj: ActivityCard) -> str:
-        return format_html_join(
-            " · ", "<b>{}</b> {}", ((t.slot, _term_label(t)) for t in obj.terms.all())
-        )
+        return format_html_join(" · ", "<b>{}</b> {}", ((t.slot, _term_label(t)) for t in obj.terms.all()))
 
 
 def _term_label(term: ActivityTerm) -> str:

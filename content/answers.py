@@ -18,11 +18,20 @@ from typing import Any
 LETTERS = ("A", "B", "C", "D", "E")
 COLOURS = ("red", "yellow", "green", "blue", "white")
 COLOUR_NAMES = {
-    "red": "red", "czerwony": "red", "czerwień": "red", "czerwien": "red",
-    "yellow": "yellow", "żółty": "yellow", "zolty": "yellow",
-    "green": "green", "zielony": "green",
-    "blue": "blue", "niebieski": "blue",
-    "white": "white", "biały": "white", "bialy": "white",
+    "red": "red",
+    "czerwony": "red",
+    "czerwień": "red",
+    "czerwien": "red",
+    "yellow": "yellow",
+    "żółty": "yellow",
+    "zolty": "yellow",
+    "green": "green",
+    "zielony": "green",
+    "blue": "blue",
+    "niebieski": "blue",
+    "white": "white",
+    "biały": "white",
+    "bialy": "white",
 }
 _SEPARATORS = re.compile(r"[\s,;/|]+")
 
@@ -61,8 +70,11 @@ def answer_validate(category: str, value: Any) -> int | list[str]:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         raise AnswerError(
             f"A {category} card's answer is "
-            + ("one or more of A–E" if category == "letter"
-               else "one or more of red, yellow, green, blue, white")
+            + (
+                "one or more of A–E"
+                if category == "letter"
+                else "one or more of red, yellow, green, blue, white"
+            )
             + f", not the number {value}."
         )
     if not isinstance(value, list) or not value:
@@ -80,8 +92,7 @@ def answer_validate(category: str, value: Any) -> int | list[str]:
             colour = COLOUR_NAMES.get(str(item).strip().lower())
             if colour is None:
                 raise AnswerError(
-                    f"A colour card's answer is one or more of red, yellow, green, blue, white, "
-                    f"not {item!r}."
+                    f"A colour card's answer is one or more of red, yellow, green, blue, white, not {item!r}."
                 )
             found.append(colour)
     return [option for option in allowed if option in found]

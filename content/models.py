@@ -35,12 +35,19 @@ class AuthoredContent(models.Model):
     """
 
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, verbose_name=_("owner"), on_delete=models.PROTECT,
-        related_name="+", null=True, blank=True,
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("owner"),
+        on_delete=models.PROTECT,
+        related_name="+",
+        null=True,
+        blank=True,
         help_text=_("Who authored this. Leave empty for content of the shared library."),
     )
     editors = models.ManyToManyField(
-        settings.AUTH_USER_MODEL, verbose_name=_("editors"), related_name="+", blank=True,
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("editors"),
+        related_name="+",
+        blank=True,
         help_text=_("Teachers granted the right to edit this besides its owner."),
     )
     created = models.DateTimeField(_("created"), auto_now_add=True)
@@ -58,7 +65,9 @@ class Period(models.Model):
     start_year = models.PositiveSmallIntegerField(_("start year"))
     end_year = models.PositiveSmallIntegerField(_("end year"))
     label = models.CharField(
-        _("years as printed"), max_length=40, blank=True,
+        _("years as printed"),
+        max_length=40,
+        blank=True,
         help_text=_("How the years are printed, e.g. 1944/45–1989. Empty: start–end."),
     )
     colour = models.CharField(_("colour"), max_length=7, validators=[HEX_COLOUR])
@@ -141,39 +150,43 @@ class Symbol(AuthoredContent):
         Collection, verbose_name=_("collection"), on_delete=models.PROTECT, related_name="symbols"
     )
     number = models.PositiveSmallIntegerField(
-        _("number"), validators=[MinValueValidator(1), MaxValueValidator(999)],
+        _("number"),
+        validators=[MinValueValidator(1), MaxValueValidator(999)],
         help_text=_("Printed with three digits (002); unique within the collection."),
     )
     name = models.CharField(_("name"), max_length=120, help_text=_("Printed in bold."))
     alternative_names = models.TextField(
-        _("accepted alternative names"), blank=True,
+        _("accepted alternative names"),
+        blank=True,
         help_text=_("One per line. A typed answer matching any of them counts as right."),
     )
     description = models.TextField(
-        _("explanatory description"), max_length=400,
+        _("explanatory description"),
+        max_length=400,
         help_text=_("Printed after the name on the game card's back; one sentence."),
     )
     outline = models.TextField(
-        _("short historical outline"), max_length=1500, blank=True,
+        _("short historical outline"),
+        max_length=1500,
+        blank=True,
         help_text=_("Printed on the auxiliary card's back."),
     )
     picture = models.FileField(
-        _("picture"), upload_to=symbol_picture_path, blank=True,
+        _("picture"),
+        upload_to=symbol_picture_path,
+        blank=True,
         validators=[validate_picture_file],
         help_text=_("PNG, JPEG, WebP or SVG; at most 5 MB. SVGs are cleaned of scripts."),
     )
     periods = models.ManyToManyField(Period, verbose_name=_("periods"), related_name="symbols")
-    themes = models.ManyToManyField(
-        Theme, verbose_name=_("themes"), related_name="symbols", blank=True
-    )
+    themes = models.ManyToManyField(Theme, verbose_name=_("themes"), related_name="symbols", blank=True)
     portal_url = models.URLField(
-        _("education portal page"), blank=True,
+        _("education portal page"),
+        blank=True,
         help_text=_("The page on the topic; printed as a QR code on the auxiliary card."),
     )
     language = models.CharField(_("language"), max_length=5, choices=LANGUAGES, default="pl")
-    status = models.CharField(
-        _("status"), max_length=12, choices=Status.choices, default=Status.DRAFT
-    )
+    status = models.CharField(_("status"), max_length=12, choices=Status.choices, default=Status.DRAFT)
 
     class Meta:
         ordering = ["collection", "number"]
@@ -181,7 +194,8 @@ class Symbol(AuthoredContent):
         verbose_name_plural = _("symbols")
         constraints = [
             models.UniqueConstraint(
-                fields=["collection", "number"], name="symbol_number_unique_in_collection",
+                fields=["collection", "number"],
+                name="symbol_number_unique_in_collection",
                 violation_error_message=_("This collection already has a symbol with this number."),
             )
         ]
@@ -239,7 +253,8 @@ class SymbolSetMember(models.Model):
         verbose_name_plural = _("symbols in the set")
         constraints = [
             models.UniqueConstraint(
-                fields=["symbol_set", "symbol"], name="symbol_once_per_set",
+                fields=["symbol_set", "symbol"],
+                name="symbol_once_per_set",
                 violation_error_message=_("This symbol is already in the set."),
             )
         ]
@@ -252,14 +267,14 @@ class ActivityCard(AuthoredContent):
     """An Activity term card: six terms A–F, one for each area of the board."""
 
     title = models.CharField(
-        _("title"), max_length=120, blank=True,
+        _("title"),
+        max_length=120,
+        blank=True,
         help_text=_("Optional; shown in lists. Empty: the card's terms."),
     )
     language = models.CharField(_("language"), max_length=5, choices=LANGUAGES, default="pl")
     tags = models.ManyToManyField(Tag, verbose_name=_("tags"), blank=True, related_name="+")
-    status = models.CharField(
-        _("status"), max_length=12, choices=Status.choices, default=Status.DRAFT
-    )
+    status = models.CharField(_("status"), max_length=12, choices=Status.choices, default=Status.DRAFT)
 
     class Meta:
         ordering = ["id"]
@@ -282,8 +297,12 @@ class ActivityForm(models.TextChoices):
 
 
 SLOT_FORMS = {
-    "A": ActivityForm.DRAW, "B": ActivityForm.DESCRIBE, "C": ActivityForm.MIME,
-    "D": ActivityForm.DRAW, "E": ActivityForm.DESCRIBE, "F": ActivityForm.MIME,
+    "A": ActivityForm.DRAW,
+    "B": ActivityForm.DESCRIBE,
+    "C": ActivityForm.MIME,
+    "D": ActivityForm.DRAW,
+    "E": ActivityForm.DESCRIBE,
+    "F": ActivityForm.MIME,
 }
 SLOTS = tuple(SLOT_FORMS)
 
@@ -306,7 +325,9 @@ class ActivityTerm(models.Model):
     kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices, default=Kind.TERM)
     text = models.CharField(_("text"), max_length=120)
     points = models.PositiveSmallIntegerField(
-        _("points"), null=True, blank=True,
+        _("points"),
+        null=True,
+        blank=True,
         validators=[MinValueValidator(3), MaxValueValidator(6)],
         help_text=_("3–6 for a term; empty for chain and rhyme."),
     )
@@ -323,9 +344,7 @@ class ActivityTerm(models.Model):
                     | (~models.Q(kind="term") & models.Q(points__isnull=True))
                 ),
                 name="term_points_rule",
-                violation_error_message=_(
-                    "A term needs points from 3 to 6; chain and rhyme have no points."
-                ),
+                violation_error_message=_("A term needs points from 3 to 6; chain and rhyme have no points."),
             ),
         ]
 
@@ -340,9 +359,7 @@ class ActivityTerm(models.Model):
         if self.kind == self.Kind.TERM and self.points is None:
             raise ValidationError({"points": _("Give the term its points, from 3 to 6.")})
         if self.kind != self.Kind.TERM and self.points is not None:
-            raise ValidationError(
-                {"points": _("Chain and rhyme have no points: leave the field empty.")}
-            )
+            raise ValidationError({"points": _("Chain and rhyme have no points: leave the field empty.")})
 
 
 class KnowledgeCategory(models.TextChoices):
@@ -371,9 +388,7 @@ class KnowledgeQuestion(AuthoredContent):
     source = models.CharField(_("source"), max_length=300, blank=True)
     language = models.CharField(_("language"), max_length=5, choices=LANGUAGES, default="pl")
     tags = models.ManyToManyField(Tag, verbose_name=_("tags"), blank=True, related_name="+")
-    status = models.CharField(
-        _("status"), max_length=12, choices=Status.choices, default=Status.DRAFT
-    )
+    status = models.CharField(_("status"), max_length=12, choices=Status.choices, default=Status.DRAFT)
 
     class Meta:
         ordering = ["id"]
@@ -417,14 +432,14 @@ class ImportJob(models.Model):
 
     kind = models.CharField(_("what"), max_length=24, choices=Kind.choices)
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, verbose_name=_("curator"), on_delete=models.CASCADE,
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("curator"),
+        on_delete=models.CASCADE,
         related_name="+",
     )
     data_file = models.FileField(_("table (CSV or XLSX)"), upload_to="imports/%Y/%m/")
     pictures_zip = models.FileField(_("pictures (ZIP)"), upload_to="imports/%Y/%m/", blank=True)
-    state = models.CharField(
-        _("state"), max_length=12, choices=State.choices, default=State.CHECKING
-    )
+    state = models.CharField(_("state"), max_length=12, choices=State.choices, default=State.CHECKING)
     progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
     total_rows = models.PositiveIntegerField(_("rows"), default=0)
     preview = models.JSONField(_("preview"), default=dict, blank=True)
@@ -458,9 +473,7 @@ class BuildJob(models.Model):
 
     options = models.JSONField(_("options"), default=dict, blank=True)
     files = models.JSONField(_("files"), default=dict, blank=True)
-    state = models.CharField(
-        _("state"), max_length=10, choices=BuildState.choices, default=BuildState.QUEUED
-    )
+    state = models.CharField(_("state"), max_length=10, choices=BuildState.choices, default=BuildState.QUEUED)
     progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
     message = models.TextField(_("message"), blank=True)
     created = models.DateTimeField(_("created"), auto_now_add=True)
@@ -484,7 +497,11 @@ class Deck(BuildJob):
         settings.AUTH_USER_MODEL, verbose_name=_("owner"), on_delete=models.PROTECT, related_name="+"
     )
     symbol_set = models.ForeignKey(
-        SymbolSet, verbose_name=_("symbol set"), on_delete=models.SET_NULL, null=True, blank=True,
+        SymbolSet,
+        verbose_name=_("symbol set"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
         related_name="decks",
     )
     seed = models.PositiveIntegerField(_("seed"), default=0)

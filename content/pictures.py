@@ -358,9 +358,7 @@ _XML_ATTRIBUTES = {f"{{{XML_NS}}}space": "xml:space", f"{{{XML_NS}}}lang": "xml:
 
 _ID = re.compile(r"[A-Za-z_][\w.-]*\Z")
 _LOCAL_HREF = re.compile(r"#([A-Za-z_][\w.-]*)\Z")
-_IMAGE_DATA_URI = re.compile(
-    r"data:image/(png|jpeg|jpg|webp);base64,([A-Za-z0-9+/=\s]+)\Z", re.IGNORECASE
-)
+_IMAGE_DATA_URI = re.compile(r"data:image/(png|jpeg|jpg|webp);base64,([A-Za-z0-9+/=\s]+)\Z", re.IGNORECASE)
 # Characters a browser may ignore inside a value ("java\tscript:") and that never matter.
 _IGNORABLE = re.compile(r"[\x00-\x20\x7f-\xa0\u1680\u2000-\u200f\u2028-\u202f\u205f\u3000\ufeff]+")
 _LOCAL_URL = re.compile(r"""url\((["']?)#[\w.-]+\1\)""")
@@ -439,8 +437,7 @@ def _parse_svg(data: bytes) -> ET.Element:
         ) from error
     except (DefusedXmlException, ValueError, LookupError) as error:
         raise PictureError(
-            "The SVG could not be read safely; export it again as plain SVG and upload the "
-            "new file."
+            "The SVG could not be read safely; export it again as plain SVG and upload the new file."
         ) from error
     if root is None:  # pragma: no cover - a well-formed document has a root
         raise PictureError(f"The file is not an SVG picture; {_ACCEPTED}.")
@@ -457,8 +454,7 @@ def _check_root(tag: str) -> None:
         )
     local = tag.rpartition("}")[2]
     raise PictureError(
-        f"The file is an XML document whose main element is <{local}>, not an SVG picture; "
-        f"{_ACCEPTED}."
+        f"The file is an XML document whose main element is <{local}>, not an SVG picture; {_ACCEPTED}."
     )
 
 

@@ -9,8 +9,15 @@ TEACHERS_GROUP = "Teachers"
 
 
 @transaction.atomic
-def user_create(*, username: str, password: str | None, role: str, email: str = "",
-                first_name: str = "", last_name: str = "") -> User:
+def user_create(
+    *,
+    username: str,
+    password: str | None,
+    role: str,
+    email: str = "",
+    first_name: str = "",
+    last_name: str = "",
+) -> User:
     """Create a user with a role. Teachers get the admin and the Teachers group."""
     user = User(username=username, email=email, first_name=first_name, last_name=last_name)
     if password:

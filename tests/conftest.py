@@ -21,9 +21,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
     engine = settings.DATABASES["default"]["ENGINE"]
     if "postgresql" not in engine:
-        raise pytest.UsageError(
-            f"CI=true but the tests run on {engine}: set DATABASE_URL to PostgreSQL."
-        )
+        raise pytest.UsageError(f"CI=true but the tests run on {engine}: set DATABASE_URL to PostgreSQL.")
     if not settings.REDIS_URL:
         raise pytest.UsageError("CI=true but REDIS_URL is not set: the tests need Redis.")
 
@@ -106,6 +104,5 @@ def celery_worker_real(transactional_db):
         pytest.skip("REDIS_URL is not set: the Celery tests need Redis (CI runs them).")
     app.conf.broker_url = settings.REDIS_URL
     app.conf.result_backend = settings.REDIS_URL
-    with start_worker(app, perform_ping_check=False, pool="threads", concurrency=2,
-                      shutdown_timeout=10):
+    with start_worker(app, perform_ping_check=False, pool="threads", concurrency=2, shutdown_timeout=10):
         yield app

@@ -92,8 +92,7 @@ class SymbolSetFactory(factory.django.DjangoModelFactory):
 def symbol_set_with(symbols, **kwargs) -> SymbolSet:
     symbol_set = SymbolSetFactory(**kwargs)
     SymbolSetMember.objects.bulk_create(
-        SymbolSetMember(symbol_set=symbol_set, symbol=s, position=i)
-        for i, s in enumerate(symbols, start=1)
+        SymbolSetMember(symbol_set=symbol_set, symbol=s, position=i) for i, s in enumerate(symbols, start=1)
     )
     return symbol_set
 
@@ -110,8 +109,7 @@ class ActivityCardFactory(factory.django.DjangoModelFactory):
     def terms(self, create, extracted, **kwargs):
         if create:
             for slot in "ABCDEF":
-                ActivityTerm.objects.create(card=self, slot=slot, text=f"term {slot}{self.pk}",
-                                            points=4)
+                ActivityTerm.objects.create(card=self, slot=slot, text=f"term {slot}{self.pk}", points=4)
 
 
 class KnowledgeQuestionFactory(factory.django.DjangoModelFactory):

@@ -41,8 +41,10 @@ class SymbolFilter(BaseFilterBackend):
             queryset = queryset.filter(memberships__symbol_set__in=visible.values("pk"))
         for word in params.get("search", "").split():
             match = (
-                Q(name__icontains=word) | Q(alternative_names__icontains=word)
-                | Q(description__icontains=word) | Q(outline__icontains=word)
+                Q(name__icontains=word)
+                | Q(alternative_names__icontains=word)
+                | Q(description__icontains=word)
+                | Q(outline__icontains=word)
             )
             if word.isdigit() and len(word) <= 3:
                 match |= Q(number=int(word))

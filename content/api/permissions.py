@@ -65,7 +65,6 @@ class ContentObjectPermission(BasePermission):
             return True
         if not can_change(request.user, obj):
             raise PermissionDenied(
-                _("You may not change this: only its owner, the editors they grant and "
-                  "admins may.")
+                _("You may not change this: only its owner, the editors they grant and admins may.")
             )
         return True

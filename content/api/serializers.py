@@ -49,8 +49,7 @@ class PeriodSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Period
-        fields = ("id", "slug", "name", "start_year", "end_year", "label", "years", "colour",
-                  "position")
+        fields = ("id", "slug", "name", "start_year", "end_year", "label", "years", "colour", "position")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         # The model's check constraint, as a message instead of an IntegrityError.
@@ -105,14 +104,18 @@ class AuthoredSerializer(serializers.ModelSerializer):
     a client may PUT what it read."""
 
     owner = serializers.PrimaryKeyRelatedField(
-        queryset=authors(), required=False, allow_null=True,
+        queryset=authors(),
+        required=False,
+        allow_null=True,
         help_text="Id of the author. Only admins may set it (empty: the shared library); "
-                  "new content is owned by whoever creates it.",
+        "new content is owned by whoever creates it.",
     )
     editors = serializers.PrimaryKeyRelatedField(
-        queryset=authors(), many=True, required=False,
+        queryset=authors(),
+        many=True,
+        required=False,
         help_text="Ids of teachers granted the right to edit this besides its owner. "
-                  "Only the owner or an admin may change the list.",
+        "Only the owner or an admin may change the list.",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -175,11 +178,17 @@ class SymbolSerializer(AuthoredSerializer):
         slug_field="slug", queryset=Collection.objects.all(), help_text="Key of the collection."
     )
     periods = serializers.SlugRelatedField(
-        slug_field="slug", queryset=Period.objects.all(), many=True, allow_empty=False,
+        slug_field="slug",
+        queryset=Period.objects.all(),
+        many=True,
+        allow_empty=False,
         help_text="Keys of the periods (the chronological marking), e.g. ii-rp.",
     )
     themes = serializers.SlugRelatedField(
-        slug_field="slug", queryset=Theme.objects.all(), many=True, required=False,
+        slug_field="slug",
+        queryset=Theme.objects.all(),
+        many=True,
+        required=False,
         help_text="Keys of the themes.",
     )
     alternative_names = LinesField(
@@ -187,17 +196,33 @@ class SymbolSerializer(AuthoredSerializer):
         help_text="Accepted alternative names; a typed answer matching any of them counts.",
     )
     picture = PictureField(
-        required=False, allow_null=True,
+        required=False,
+        allow_null=True,
         help_text="PNG, JPEG, WebP or SVG, at most 5 MB, uploaded as multipart/form-data. "
-                  "SVGs are stored cleaned of scripts. The response gives its URL.",
+        "SVGs are stored cleaned of scripts. The response gives its URL.",
     )
 
     class Meta:
         model = Symbol
         fields = (
-            "id", "collection", "number", "code", "name", "alternative_names", "description",
-            "outline", "picture", "periods", "themes", "portal_url", "language", "status",
-            "owner", "editors", "created", "updated",
+            "id",
+            "collection",
+            "number",
+            "code",
+            "name",
+            "alternative_names",
+            "description",
+            "outline",
+            "picture",
+            "periods",
+            "themes",
+            "portal_url",
+            "language",
+            "status",
+            "owner",
+            "editors",
+            "created",
+            "updated",
         )
         read_only_fields = ("created", "updated")
 
@@ -207,8 +232,10 @@ class SymbolSerializer(AuthoredSerializer):
         # Refuse a huge upload before reading it into memory.
         if upload.size is not None and upload.size > MAX_BYTES:
             raise serializers.ValidationError(
-                _("The picture is %(size).1f MB; the limit is %(limit)g MB, so save a smaller "
-                  "or more compressed version and upload that.")
+                _(
+                    "The picture is %(size).1f MB; the limit is %(limit)g MB, so save a smaller "
+                    "or more compressed version and upload that."
+                )
                 % {"size": upload.size / 1024 / 1024, "limit": MAX_BYTES / 1024 / 1024}
             )
         try:
@@ -234,7 +261,8 @@ class SymbolUploadSerializer(SymbolSerializer):
     """A symbol sent as multipart/form-data, with its picture as a file."""
 
     picture = PictureUploadField(
-        required=False, allow_null=True,
+        required=False,
+        allow_null=True,
         help_text="PNG, JPEG, WebP or SVG, at most 5 MB. SVGs are stored cleaned of scripts.",
     )
 
@@ -254,7 +282,7 @@ class SymbolSetSerializer(AuthoredSerializer):
     members = MemberListField(
         required=False,
         help_text="Ids of the symbols in the set, in order. Writing the list replaces the "
-                  "members and their order; you may add only symbols you can see.",
+        "members and their order; you may add only symbols you can see.",
     )
     deck_options = serializers.SerializerMethodField(
         help_text="The ZnajZnak decks the set can make, largest first."
@@ -262,8 +290,19 @@ class SymbolSetSerializer(AuthoredSerializer):
 
     class Meta:
         model = SymbolSet
-        fields = ("id", "name", "slug", "description", "visibility", "members", "deck_options",
-                  "owner", "editors", "created", "updated")
+        fields = (
+            "id",
+            "name",
+            "slug",
+            "description",
+            "visibility",
+            "members",
+            "deck_options",
+            "owner",
+            "editors",
+            "created",
+            "updated",
+        )
         read_only_fields = ("created", "updated")
 
     @extend_schema_field(serializers.ListField(child=serializers.CharField()))
@@ -328,9 +367,7 @@ class ActivityTermSerializer(serializers.ModelSerializer):
         kind = attrs.get("kind", ActivityTerm.Kind.TERM)
         points = attrs.get("points")
         if kind == ActivityTerm.Kind.TERM and points is None:
-            raise serializers.ValidationError(
-                {"points": _("Give the term its points, from 3 to 6.")}
-            )
+            raise serializers.ValidationError({"points": _("Give the term its points, from 3 to 6.")})
         if kind != ActivityTerm.Kind.TERM and points is not None:
             raise serializers.ValidationError(
                 {"points": _("Chain and rhyme have no points: leave the field empty.")}
@@ -345,14 +382,27 @@ class ActivityCardSerializer(AuthoredSerializer):
         many=True, help_text="Six terms, one for each slot A–F (Activity rulebook, Play)."
     )
     tags = serializers.SlugRelatedField(
-        slug_field="slug", queryset=Tag.objects.all(), many=True, required=False,
+        slug_field="slug",
+        queryset=Tag.objects.all(),
+        many=True,
+        required=False,
         help_text="Tags (create new ones at the tags endpoint).",
     )
 
     class Meta:
         model = ActivityCard
-        fields = ("id", "title", "language", "status", "tags", "terms", "owner", "editors",
-                  "created", "updated")
+        fields = (
+            "id",
+            "title",
+            "language",
+            "status",
+            "tags",
+            "terms",
+            "owner",
+            "editors",
+            "created",
+            "updated",
+        )
         read_only_fields = ("created", "updated")
 
     def validate_terms(self, terms: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -361,14 +411,12 @@ class ActivityCardSerializer(AuthoredSerializer):
         doubled = sorted({slot for slot in slots if slots.count(slot) > 1})
         if doubled:
             raise serializers.ValidationError(
-                _("Each slot appears once; %(slots)s appear more than once.")
-                % {"slots": ", ".join(doubled)}
+                _("Each slot appears once; %(slots)s appear more than once.") % {"slots": ", ".join(doubled)}
             )
         missing = [slot for slot in SLOTS if slot not in slots]
         if missing:
             raise serializers.ValidationError(
-                _("A card has six terms, A to F; fill in %(slots)s.")
-                % {"slots": ", ".join(missing)}
+                _("A card has six terms, A to F; fill in %(slots)s.") % {"slots": ", ".join(missing)}
             )
         return terms
 
@@ -402,8 +450,8 @@ def _terms_set(card: ActivityCard, terms: list[dict[str, Any]]) -> None:
             {"type": "string"},
         ],
         "description": "Number card: 0–5. Letter card: letters A–E. Colour card: red, yellow, "
-                       "green, blue, white. Several options (a list, or text such as \"C/D\") "
-                       "mean the nearest available of these. Returned as a number or a list.",
+        'green, blue, white. Several options (a list, or text such as "C/D") '
+        "mean the nearest available of these. Returned as a number or a list.",
     }
 )
 class AnswerField(serializers.Field):
@@ -411,9 +459,7 @@ class AnswerField(serializers.Field):
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, bool) or not isinstance(data, int | str | list):
-            raise serializers.ValidationError(
-                _('Give the answer as a number, a list or text such as "C/D".')
-            )
+            raise serializers.ValidationError(_('Give the answer as a number, a list or text such as "C/D".'))
         return data
 
     def to_representation(self, value: Any) -> Any:
@@ -428,14 +474,31 @@ class KnowledgeQuestionSerializer(AuthoredSerializer):
         read_only=True, help_text="The answer as printed on the card's back, e.g. C/D."
     )
     tags = serializers.SlugRelatedField(
-        slug_field="slug", queryset=Tag.objects.all(), many=True, required=False,
+        slug_field="slug",
+        queryset=Tag.objects.all(),
+        many=True,
+        required=False,
         help_text="Tags (create new ones at the tags endpoint).",
     )
 
     class Meta:
         model = KnowledgeQuestion
-        fields = ("id", "category", "front", "back", "answer", "answer_display", "source",
-                  "language", "status", "tags", "owner", "editors", "created", "updated")
+        fields = (
+            "id",
+            "category",
+            "front",
+            "back",
+            "answer",
+            "answer_display",
+            "source",
+            "language",
+            "status",
+            "tags",
+            "owner",
+            "editors",
+            "created",
+            "updated",
+        )
         read_only_fields = ("created", "updated")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -477,8 +540,9 @@ class SymbolFilterSerializer(serializers.Serializer):
         required=False, min_value=1, help_text="Id of a symbol set you can see: its symbols."
     )
     search = serializers.CharField(
-        required=False, help_text="Words found in the name, alternative names, description "
-                                  "or outline, or the symbol's number.",
+        required=False,
+        help_text="Words found in the name, alternative names, description "
+        "or outline, or the symbol's number.",
     )
 
 

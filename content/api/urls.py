@@ -17,8 +17,6 @@ router.register("tags", views.TagViewSet, basename="tag")
 router.register("symbols", views.SymbolViewSet, basename="symbol")
 router.register("symbol-sets", views.SymbolSetViewSet, basename="symbol-set")
 router.register("activity-cards", views.ActivityCardViewSet, basename="activity-card")
-router.register(
-    "knowledge-questions", views.KnowledgeQuestionViewSet, basename="knowledge-question"
-)
+router.register("knowledge-questions", views.KnowledgeQuestionViewSet, basename="knowledge-question")
 
 urlpatterns = router.urls

@@ -53,6 +53,7 @@ class APIRootView(routers.APIRootView):
 
     permission_classes = [IsAuthor]
 
+
 class DeleteProtectedMixin:
     """A row that other content still points at is a 409 with a message, not a 500."""
 
@@ -146,9 +147,7 @@ _SYMBOL_BODIES = {
 class SymbolViewSet(AuthoredViewSet):
     """ZnajZnak symbols. Upload a picture with multipart/form-data."""
 
-    queryset = Symbol.objects.select_related("collection").prefetch_related(
-        "periods", "themes", "editors"
-    )
+    queryset = Symbol.objects.select_related("collection").prefetch_related("periods", "themes", "editors")
     serializer_class = serializers.SymbolSerializer
     parser_classes = [JSONParser, MultiPartParser]
     filter_backends = [SymbolFilter, OrderingFilter]

@@ -83,8 +83,7 @@ def demo_users() -> list[DemoLogin]:
         password = _demo_password(username)
         user = User.objects.filter(username=username).first()
         if user is None:
-            user_create(username=username, password=password, role=role,
-                        first_name=first, last_name=last)
+            user_create(username=username, password=password, role=role, first_name=first, last_name=last)
         elif not user.check_password(password):
             user.set_password(password)
             user.save(update_fields=["password"])
@@ -103,15 +102,16 @@ def demo_content(owner: User | None = None) -> dict[str, int]:
     for slug, (name, description) in THEMES.items():
         Theme.objects.get_or_create(slug=slug, defaults={"name": name, "description": description})
     collection, _ = Collection.objects.get_or_create(
-        slug=COLLECTION[0], defaults={"name": COLLECTION[1],
-                                      "description": "Demo content written for Talia."})
+        slug=COLLECTION[0], defaults={"name": COLLECTION[1], "description": "Demo content written for Talia."}
+    )
     periods = {p.slug: p for p in Period.objects.all()}
     themes = {t.slug: t for t in Theme.objects.all()}
 
     symbols = []
     for row in _read("symbols.json"):
         symbol, created = Symbol.objects.get_or_create(
-            collection=collection, number=row["number"],
+            collection=collection,
+            number=row["number"],
             defaults={
                 "name": row["name"],
                 "alternative_names": "\n".join(row.get("alternative_names", [])),
@@ -134,8 +134,12 @@ def demo_content(owner: User | None = None) -> dict[str, int]:
 
     symbol_set, created = SymbolSet.objects.get_or_create(
         slug=DEMO_SET[0],
-        defaults={"name": DEMO_SET[1], "owner": owner, "visibility": Visibility.SHARED,
-                  "description": "The first 57 demo symbols: a ZnajZnak deck of order 7."},
+        defaults={
+            "name": DEMO_SET[1],
+            "owner": owner,
+            "visibility": Visibility.SHARED,
+            "description": "The first 57 demo symbols: a ZnajZnak deck of order 7.",
+        },
     )
     if created:
         SymbolSetMember.objects.bulk_create(
@@ -150,17 +154,23 @@ def demo_content(owner: User | None = None) -> dict[str, int]:
             )
             card.tags.set(_tags(row.get("tags", [])))
             ActivityTerm.objects.bulk_create(
-                ActivityTerm(card=card, slot=s["slot"], kind=s["kind"], text=s["text"],
-                             points=s.get("points"))
+                ActivityTerm(
+                    card=card, slot=s["slot"], kind=s["kind"], text=s["text"], points=s.get("points")
+                )
                 for s in row["slots"]
             )
 
     if not KnowledgeQuestion.objects.exists():
         for row in _read("knowledge_questions.json"):
             question = KnowledgeQuestion(
-                category=row["category"], front=row["front"], back=row["back"],
-                answer=row["answer"], source=row.get("source", ""),
-                language=row.get("language", "pl"), status=Status.PUBLISHED, owner=owner,
+                category=row["category"],
+                front=row["front"],
+                back=row["back"],
+                answer=row["answer"],
+                source=row.get("source", ""),
+                language=row.get("language", "pl"),
+                status=Status.PUBLISHED,
+                owner=owner,
             )
             question.full_clean(exclude=["owner"])
             question.save()

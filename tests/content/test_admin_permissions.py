@@ -38,8 +38,7 @@ def test_anonymous_is_sent_to_the_admin_login(client):
 
 def test_teacher_does_not_see_another_teachers_private_set(client, teacher, other_teacher):
     private = SymbolSetFactory(owner=other_teacher, name="Private of B")
-    shared = SymbolSetFactory(owner=other_teacher, name="Shared of B",
-                              visibility=Visibility.SHARED)
+    shared = SymbolSetFactory(owner=other_teacher, name="Shared of B", visibility=Visibility.SHARED)
     client.force_login(teacher)
     listing = client.get(reverse("admin:content_symbolset_changelist")).content.decode()
     assert "Shared of B" in listing
@@ -92,22 +91,32 @@ def test_bulk_publish_skips_rows_the_teacher_may_not_change(client, teacher, oth
     mine = SymbolFactory(owner=teacher, status=Status.DRAFT)
     theirs = SymbolFactory(owner=other_teacher, status=Status.PUBLISHED)
     client.force_login(teacher)
-    client.post(reverse("admin:content_symbol_changelist"),
-                {"action": "unpublish", "_selected_action": [mine.pk, theirs.pk]})
+    client.post(
+        reverse("admin:content_symbol_changelist"),
+        {"action": "unpublish", "_selected_action": [mine.pk, theirs.pk]},
+    )
     theirs.refresh_from_db()
     assert theirs.status == Status.PUBLISHED
-    client.post(reverse("admin:content_symbol_changelist"),
-                {"action": "publish", "_selected_action": [mine.pk]})
+    client.post(
+        reverse("admin:content_symbol_changelist"), {"action": "publish", "_selected_action": [mine.pk]}
+    )
     mine.refresh_from_db()
     assert mine.status == Status.PUBLISHED
 
 
 def test_new_content_is_owned_by_the_teacher_who_made_it(client, teacher):
     client.force_login(teacher)
-    response = client.post(reverse("admin:content_knowledgequestion_add"), {
-        "category": "letter", "front": "Which?", "back": "Odpowiedź: C.", "answer": "c",
-        "language": "pl", "status": "draft",
-    })
+    response = client.post(
+        reverse("admin:content_knowledgequestion_add"),
+        {
+            "category": "letter",
+            "front": "Which?",
+            "back": "Odpowiedź: C.",
+            "answer": "c",
+            "language": "pl",
+            "status": "draft",
+        },
+    )
     assert response.status_code == 302, response.content.decode()[:2000]
     question = teacher.__class__.objects.get(pk=teacher.pk)
     from content.models import KnowledgeQuestion
@@ -135,22 +144,31 @@ def test_add_to_set_action_appends_symbols_in_order(client, teacher):
     symbol_set = SymbolSetFactory(owner=teacher)
     symbols = [SymbolFactory(owner=teacher) for _ in range(3)]
     client.force_login(teacher)
-    response = client.post(reverse("admin:content_symbol_changelist"), {
-        "action": "add_to_set", "apply": "1", "symbol_set": symbol_set.pk,
-        "_selected_action": [s.pk for s in symbols],
-    })
+    response = client.post(
+        reverse("admin:content_symbol_changelist"),
+        {
+            "action": "add_to_set",
+            "apply": "1",
+            "symbol_set": symbol_set.pk,
+            "_selected_action": [s.pk for s in symbols],
+        },
+    )
     assert response.status_code == 302
-    assert list(symbol_set.members.values_list("symbol_id", flat=True)) == sorted(
-        s.pk for s in symbols)
+    assert list(symbol_set.members.values_list("symbol_id", flat=True)) == sorted(s.pk for s in symbols)
 
 
 def test_add_to_set_refuses_another_teachers_set(client, teacher, other_teacher):
     theirs = SymbolSetFactory(owner=other_teacher, visibility=Visibility.SHARED)
     symbol = SymbolFactory(owner=teacher)
     client.force_login(teacher)
-    client.post(reverse("admin:content_symbol_changelist"), {
-        "action": "add_to_set", "apply": "1", "symbol_set": theirs.pk,
-        "_selected_action": [symbol.pk],
-    })
+    client.post(
+        reverse("admin:content_symbol_changelist"),
+        {
+            "action": "add_to_set",
+            "apply": "1",
+            "symbol_set": theirs.pk,
+            "_selected_action": [symbol.pk],
+        },
+    )
     assert not theirs.members.exists()
     assert Symbol.objects.count() == 1

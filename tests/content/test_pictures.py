@@ -443,8 +443,7 @@ def test_embedded_png_data_uri_image_is_kept() -> None:
 @pytest.mark.parametrize(
     "href",
     [
-        "data:image/svg+xml;base64,"
-        + base64.b64encode(b"<svg><script>alert(1)</script></svg>").decode(),
+        "data:image/svg+xml;base64," + base64.b64encode(b"<svg><script>alert(1)</script></svg>").decode(),
         "data:image/png;base64," + base64.b64encode(b"not really a png").decode(),
         "data:image/png;base64," + base64.b64encode(png_claiming(100_000, 100_000)).decode(),
         "data:text/html;base64," + base64.b64encode(b"<script>alert(1)</script>").decode(),
@@ -467,9 +466,7 @@ def test_embedded_image_that_is_not_a_safe_raster_is_dropped(href: str) -> None:
 HOSTILE_CLEANED: dict[str, bytes] = {
     "script_element": svg("<script>alert(document.cookie)</script>"),
     "script_cdata": svg('<script type="text/javascript"><![CDATA[alert(1)]]></script>'),
-    "script_in_xhtml_namespace": svg(
-        '<h:script xmlns:h="http://www.w3.org/1999/xhtml">alert(1)</h:script>'
-    ),
+    "script_in_xhtml_namespace": svg('<h:script xmlns:h="http://www.w3.org/1999/xhtml">alert(1)</h:script>'),
     "onload_on_root": svg("", root_attributes='onload="alert(1)"'),
     "onload_on_shapes": svg(
         '<circle cx="50" cy="50" r="10" onload="alert(1)" onclick="alert(2)"/>'
@@ -519,7 +516,7 @@ HOSTILE_CLEANED: dict[str, bytes] = {
     ),
     "css_url_in_style_attribute": svg(
         '<circle r="3" style="fill:url(http://evil.example/x.svg#p);stroke:red"/>'
-        "<rect width=\"1\" height=\"1\" style=\"background:url('javascript:alert(1)')\"/>"
+        '<rect width="1" height="1" style="background:url(\'javascript:alert(1)\')"/>'
         '<rect width="1" height="1" style="fill:u\\72l(http://evil.example/x)"/>'
         '<rect width="1" height="1" style="fill:expression(alert(1));mask:url(//evil.example/m)"/>'
         '<rect width="1" height="1" style="mask:image-set(&quot;file:///etc/passwd&quot; 1x)"/>'
@@ -535,12 +532,10 @@ HOSTILE_CLEANED: dict[str, bytes] = {
     ),
     "script_in_comment": svg("<!-- <script>alert(1)</script> http://evil.example -->"),
     "xinclude_of_local_file": svg(
-        '<xi:include xmlns:xi="http://www.w3.org/2001/XInclude" href="file:///etc/passwd"'
-        ' parse="text"/>'
+        '<xi:include xmlns:xi="http://www.w3.org/2001/XInclude" href="file:///etc/passwd" parse="text"/>'
     ),
     "svg_tiny_handler_and_listener": svg(
-        '<handler type="application/ecmascript">alert(1)</handler>'
-        '<listener event="load" handler="#h"/>'
+        '<handler type="application/ecmascript">alert(1)</handler><listener event="load" handler="#h"/>'
     ),
     "filters_and_text_paths_with_external_references": svg(
         '<filter id="f"><feImage href="http://evil.example/x.png"/></filter>'
@@ -599,8 +594,7 @@ XXE = f"""<?xml version="1.0"?>
 BILLION_LAUGHS = (
     '<?xml version="1.0"?>\n<!DOCTYPE svg [\n<!ENTITY lol "lol">\n'
     + "".join(
-        f'<!ENTITY lol{n} "{("&lol" + (str(n - 1) if n > 1 else "") + ";") * 10}">\n'
-        for n in range(1, 10)
+        f'<!ENTITY lol{n} "{("&lol" + (str(n - 1) if n > 1 else "") + ";") * 10}">\n' for n in range(1, 10)
     )
     + f']>\n<svg xmlns="{SVG_NS}">{BENIGN}<text>&lol9;</text></svg>'
 ).encode()
@@ -728,9 +722,7 @@ def test_svg_use_referring_to_its_own_group_is_refused() -> None:
 _numbers = st.integers(min_value=-500, max_value=500).map(str)
 _sizes = st.integers(min_value=1, max_value=500).map(str)
 _colours = st.sampled_from(["red", "#0a0", "#123456", "none", "rgb(1, 2, 3)", "url(#grad)"])
-_words = st.text(
-    alphabet=st.characters(codec="utf-8", categories=("L", "N", "P", "Zs")), max_size=20
-)
+_words = st.text(alphabet=st.characters(codec="utf-8", categories=("L", "N", "P", "Zs")), max_size=20)
 
 
 @st.composite

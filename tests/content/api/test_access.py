@@ -126,8 +126,14 @@ def test_api_root_is_for_authors_only(api, teacher, student):
     response = api(teacher).get(root)
     assert response.status_code == 200
     assert set(response.json()) == {
-        "periods", "themes", "collections", "tags", "symbols", "symbol-sets",
-        "activity-cards", "knowledge-questions",
+        "periods",
+        "themes",
+        "collections",
+        "tags",
+        "symbols",
+        "symbol-sets",
+        "activity-cards",
+        "knowledge-questions",
     }
 
 

@@ -26,7 +26,8 @@ def test_teacher_creates_reads_updates_and_deletes_an_activity_card(api, teacher
     TagFactory(slug="prl")
     client = api(teacher)
     response = client.post(
-        url("activity-card"), {"title": "PRL", "tags": ["prl"], "terms": six_terms()},
+        url("activity-card"),
+        {"title": "PRL", "tags": ["prl"], "terms": six_terms()},
         format="json",
     )
     assert response.status_code == 201, response.content

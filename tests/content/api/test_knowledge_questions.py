@@ -11,8 +11,7 @@ from .helpers import url
 
 
 def question(**overrides) -> dict:
-    return {"category": "letter", "front": "Which letter?", "back": "C or D.", "answer": "C/D",
-            **overrides}
+    return {"category": "letter", "front": "Which letter?", "back": "C or D.", "answer": "C/D", **overrides}
 
 
 def test_teacher_creates_reads_updates_and_deletes_a_knowledge_question(api, teacher):
@@ -70,8 +69,11 @@ def test_answer_accepts_a_number_a_list_or_text(api, teacher, category, given, s
         ("letter", 3, "A letter card's answer is one or more of A–E, not '3'."),
         ("letter", [], "Give at least one answer."),
         ("letter", "", "Give the answer."),
-        ("colour", ["pink"], "A colour card's answer is one or more of red, yellow, green, "
-                             "blue, white, not 'pink'."),
+        (
+            "colour",
+            ["pink"],
+            "A colour card's answer is one or more of red, yellow, green, blue, white, not 'pink'.",
+        ),
         ("number", True, 'Give the answer as a number, a list or text such as "C/D".'),
         ("letter", {"a": 1}, 'Give the answer as a number, a list or text such as "C/D".'),
     ],
@@ -88,8 +90,7 @@ def test_bad_answer_gives_400_with_the_message(api, teacher, category, given, me
 def test_changing_the_category_checks_the_stored_answer(api, teacher):
     row = KnowledgeQuestionFactory(owner=teacher, category="number", answer=3)
     client = api(teacher)
-    response = client.patch(url("knowledge-question", row.pk), {"category": "letter"},
-                            format="json")
+    response = client.patch(url("knowledge-question", row.pk), {"category": "letter"}, format="json")
     assert response.status_code == 400
     assert response.json() == {"answer": ["A letter card's answer is one or more of A–E, not '3'."]}
     row.refresh_from_db()
@@ -104,11 +105,9 @@ def test_changing_the_category_checks_the_stored_answer(api, teacher):
 
 def test_answer_alone_is_checked_against_the_stored_category(api, teacher):
     row = KnowledgeQuestionFactory(owner=teacher, category="number", answer=3)
-    response = api(teacher).patch(url("knowledge-question", row.pk), {"answer": "C"},
-                                  format="json")
+    response = api(teacher).patch(url("knowledge-question", row.pk), {"answer": "C"}, format="json")
     assert response.status_code == 400
-    response = api(teacher).patch(url("knowledge-question", row.pk), {"answer": "5"},
-                                  format="json")
+    response = api(teacher).patch(url("knowledge-question", row.pk), {"answer": "5"}, format="json")
     assert response.status_code == 200
     assert response.json()["answer"] == 5
 

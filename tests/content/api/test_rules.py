@@ -96,9 +96,7 @@ def test_editor_sees_private_rows_they_are_granted(
     assert api(teacher).get(url(basename, row.pk)).status_code == 200
 
 
-def test_symbols_of_a_private_set_are_not_revealed_by_the_set_filter(
-    api, teacher, other_teacher
-):
+def test_symbols_of_a_private_set_are_not_revealed_by_the_set_filter(api, teacher, other_teacher):
     symbol = SymbolFactory(owner=other_teacher)
     secret = symbol_set_with([symbol], owner=other_teacher, visibility=Visibility.PRIVATE)
     assert ids(api(teacher).get(url("symbol", set=secret.pk))) == set()
@@ -170,9 +168,7 @@ def test_admin_can_see_change_and_delete_any_row(
 
 
 def test_new_rows_are_owned_by_their_author(api, teacher):
-    response = api(teacher).post(
-        url("symbol-set"), {"name": "Mine", "slug": "mine"}, format="json"
-    )
+    response = api(teacher).post(url("symbol-set"), {"name": "Mine", "slug": "mine"}, format="json")
     assert response.status_code == 201, response.content
     assert response.json()["owner"] == teacher.pk
     assert SymbolSet.objects.get(slug="mine").owner == teacher
@@ -181,7 +177,8 @@ def test_new_rows_are_owned_by_their_author(api, teacher):
 def test_owner_is_read_only_for_teachers(api, teacher, other_teacher):
     client = api(teacher)
     response = client.post(
-        url("symbol-set"), {"name": "Gift", "slug": "gift", "owner": other_teacher.pk},
+        url("symbol-set"),
+        {"name": "Gift", "slug": "gift", "owner": other_teacher.pk},
         format="json",
     )
     assert response.status_code == 403
@@ -227,9 +224,7 @@ def test_admin_sets_the_owner(api, admin_user, teacher, other_teacher):
 
 def test_owner_grants_editors(api, teacher, other_teacher):
     row = SymbolSetFactory(owner=teacher)
-    response = api(teacher).patch(
-        url("symbol-set", row.pk), {"editors": [other_teacher.pk]}, format="json"
-    )
+    response = api(teacher).patch(url("symbol-set", row.pk), {"editors": [other_teacher.pk]}, format="json")
     assert response.status_code == 200, response.content
     assert response.json()["editors"] == [other_teacher.pk]
     assert list(row.editors.all()) == [other_teacher]
@@ -252,9 +247,7 @@ def test_granted_editor_cannot_change_the_editors(api, teacher, other_teacher, a
 
 def test_admin_grants_editors_on_any_row(api, admin_user, teacher, other_teacher):
     row = SymbolSetFactory(owner=other_teacher)
-    response = api(admin_user).patch(
-        url("symbol-set", row.pk), {"editors": [teacher.pk]}, format="json"
-    )
+    response = api(admin_user).patch(url("symbol-set", row.pk), {"editors": [teacher.pk]}, format="json")
     assert response.status_code == 200
     assert list(row.editors.all()) == [teacher]
 
@@ -275,8 +268,7 @@ def test_periods_are_read_by_teachers_and_changed_by_admins_only(api, teacher, a
     slugs = [row["slug"] for row in client.get(url("period")).json()["results"]]
     assert slugs == ["ii-rp", "ii-wojna-swiatowa", "prl"]
     assert client.patch(url("period", "prl"), {"name": "X"}, format="json").status_code == 403
-    new = {"slug": "iii-rp", "name": "III RP", "start_year": 1989, "end_year": 2025,
-           "colour": "#123456"}
+    new = {"slug": "iii-rp", "name": "III RP", "start_year": 1989, "end_year": 2025, "colour": "#123456"}
     assert client.post(url("period"), new, format="json").status_code == 403
     assert client.delete(url("period", "prl")).status_code == 403
 
@@ -299,9 +291,7 @@ def test_periods_are_read_by_teachers_and_changed_by_admins_only(api, teacher, a
         ("collection", {"slug": "ed-2", "name": "Edition 2"}),
     ],
 )
-def test_teacher_adds_reference_data_but_only_admins_change_it(
-    api, teacher, admin_user, basename, payload
-):
+def test_teacher_adds_reference_data_but_only_admins_change_it(api, teacher, admin_user, basename, payload):
     client = api(teacher)
     response = client.post(url(basename), payload, format="json")
     assert response.status_code == 201, response.content

@@ -30,14 +30,31 @@ def test_schema_endpoint_returns_valid_openapi(api, teacher, accept):
     validate_schema(schema)  # raises on an invalid OpenAPI 3 document
     assert schema["info"]["title"] == "Talia API"
     paths = schema["paths"]
-    for path in ("symbols", "symbol-sets", "activity-cards", "knowledge-questions",
-                 "periods", "themes", "collections", "tags"):
+    for path in (
+        "symbols",
+        "symbol-sets",
+        "activity-cards",
+        "knowledge-questions",
+        "periods",
+        "themes",
+        "collections",
+        "tags",
+    ):
         assert f"/api/v1/{path}/" in paths
     upload = paths["/api/v1/symbols/{id}/"]["patch"]["requestBody"]["content"]
     assert "multipart/form-data" in upload
     list_parameters = {p["name"] for p in paths["/api/v1/symbols/"]["get"]["parameters"]}
-    assert {"period", "theme", "status", "collection", "set", "search", "ordering",
-            "limit", "offset"} <= list_parameters
+    assert {
+        "period",
+        "theme",
+        "status",
+        "collection",
+        "set",
+        "search",
+        "ordering",
+        "limit",
+        "offset",
+    } <= list_parameters
 
 
 class _Assets(HTMLParser):

@@ -45,9 +45,7 @@ def test_symbol_set_is_reordered_by_writing_the_list(api, teacher):
     a, b, c = (SymbolFactory(owner=teacher) for _ in range(3))
     symbol_set = symbol_set_with([a, b, c], owner=teacher)
     client = api(teacher)
-    response = client.patch(
-        url("symbol-set", symbol_set.pk), {"members": [c.pk, a.pk, b.pk]}, format="json"
-    )
+    response = client.patch(url("symbol-set", symbol_set.pk), {"members": [c.pk, a.pk, b.pk]}, format="json")
     assert response.status_code == 200, response.content
     assert response.json()["members"] == [c.pk, a.pk, b.pk]
     assert members(symbol_set) == [c.pk, a.pk, b.pk]
@@ -88,9 +86,7 @@ def test_teacher_can_only_add_symbols_they_can_see(api, teacher, other_teacher):
 def test_a_symbol_is_in_a_set_once(api, teacher):
     a = SymbolFactory(owner=teacher)
     symbol_set = SymbolSetFactory(owner=teacher)
-    response = api(teacher).patch(
-        url("symbol-set", symbol_set.pk), {"members": [a.pk, a.pk]}, format="json"
-    )
+    response = api(teacher).patch(url("symbol-set", symbol_set.pk), {"members": [a.pk, a.pk]}, format="json")
     assert response.status_code == 400
     assert str(a.pk) in response.json()["members"][0]
 
@@ -101,21 +97,18 @@ def test_editor_reorders_a_set_keeping_symbols_only_the_owner_sees(api, teacher,
     symbol_set = symbol_set_with([owners_draft, shared], owner=other_teacher)
     symbol_set.editors.add(teacher)
     response = api(teacher).patch(
-        url("symbol-set", symbol_set.pk), {"members": [shared.pk, owners_draft.pk]},
+        url("symbol-set", symbol_set.pk),
+        {"members": [shared.pk, owners_draft.pk]},
         format="json",
     )
     assert response.status_code == 200, response.content
     assert members(symbol_set) == [shared.pk, owners_draft.pk]
 
 
-def test_teacher_cannot_change_members_of_a_shared_set_they_were_not_granted(
-    api, teacher, other_teacher
-):
+def test_teacher_cannot_change_members_of_a_shared_set_they_were_not_granted(api, teacher, other_teacher):
     a, b = SymbolFactory(), SymbolFactory()
     symbol_set = symbol_set_with([a, b], owner=other_teacher, visibility=Visibility.SHARED)
-    response = api(teacher).patch(
-        url("symbol-set", symbol_set.pk), {"members": [b.pk]}, format="json"
-    )
+    response = api(teacher).patch(url("symbol-set", symbol_set.pk), {"members": [b.pk]}, format="json")
     assert response.status_code == 403
     assert members(symbol_set) == [a.pk, b.pk]
 

@@ -36,9 +36,12 @@ def png(size: int = 96) -> bytes:
 def new_symbol(**overrides) -> dict:
     CollectionFactory()
     return {
-        "collection": "test-collection", "number": 2, "name": "Kotwica",
+        "collection": "test-collection",
+        "number": 2,
+        "name": "Kotwica",
         "alternative_names": ["Znak Polski Walczącej", "PW"],
-        "description": "Znak Polski Walczącej.", "periods": ["ii-wojna-swiatowa"],
+        "description": "Znak Polski Walczącej.",
+        "periods": ["ii-wojna-swiatowa"],
         **overrides,
     }
 
@@ -83,9 +86,7 @@ def test_teacher_creates_reads_updates_and_deletes_a_symbol(api, teacher):
 
 
 def test_symbol_needs_a_period_and_a_known_collection(api, teacher):
-    response = api(teacher).post(
-        url("symbol"), new_symbol(periods=[], collection="nope"), format="json"
-    )
+    response = api(teacher).post(url("symbol"), new_symbol(periods=[], collection="nope"), format="json")
     assert response.status_code == 400
     errors = response.json()
     assert set(errors) == {"periods", "collection"}
@@ -99,9 +100,7 @@ def test_symbol_number_is_unique_in_its_collection(api, teacher):
 
 
 def test_alternative_names_are_one_per_item(api, teacher):
-    response = api(teacher).post(
-        url("symbol"), new_symbol(alternative_names=["a\nb"]), format="json"
-    )
+    response = api(teacher).post(url("symbol"), new_symbol(alternative_names=["a\nb"]), format="json")
     assert response.status_code == 400
     assert "alternative_names" in response.json()
 
@@ -125,8 +124,9 @@ def test_symbols_filter_by_period_theme_status_collection_set_and_search(api, te
     anchor.periods.set([Period.objects.get(slug="ii-wojna-swiatowa")])
     anchor.themes.add(people)
     draft = SymbolFactory(name="Szkic", status=Status.DRAFT, owner=teacher, number=9)
-    other = SymbolFactory(name="Inny", collection=CollectionFactory(slug="other", name="Other"),
-                          owner=teacher, number=10)
+    other = SymbolFactory(
+        name="Inny", collection=CollectionFactory(slug="other", name="Other"), owner=teacher, number=10
+    )
     chosen = symbol_set_with([draft, eagle], owner=teacher)
     client = api(teacher)
 
