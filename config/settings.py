@@ -137,7 +137,12 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": "talia-live"},
+            # No read timeout: redis-py's 5 s default equals channels_redis's blocking
+            # read and would close idle sockets (1011) every few seconds.
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
+                "prefix": "talia-live",
+            },
         }
     }
 else:

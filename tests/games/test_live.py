@@ -8,6 +8,7 @@ run in the test's thread, on the test's (transactional) database.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from typing import Any
@@ -58,10 +59,13 @@ def channel_layer(request: pytest.FixtureRequest, settings: Any) -> str:
             if IN_CI:
                 pytest.fail("REDIS_URL is not set: the live tests need Redis under CI=true.")
             pytest.skip("REDIS_URL is not set: the Redis channel layer is tested in CI.")
+        # The layer exactly as configured (config/settings.py), with a prefix of its own.
+        configured = settings.CHANNEL_LAYERS["default"]
+        assert configured["BACKEND"] == "channels_redis.core.RedisChannelLayer"
         settings.CHANNEL_LAYERS = {
             "default": {
-                "BACKEND": "channels_redis.core.RedisChannelLayer",
-                "CONFIG": {"hosts": [settings.REDIS_URL], "prefix": f"talia-test-{uuid.uuid4().hex[:12]}"},
+                **configured,
+                "CONFIG": {**configured["CONFIG"], "prefix": f"talia-test-{uuid.uuid4().hex[:12]}"},
             }
         }
     else:
@@ -264,5 +268,33 @@ def test_an_action_over_http_reaches_the_players_on_sockets(duel):
         update = await state_at(olek, 1)
         assert update["view"]["claim"]["player"] == "p1" and update["view"]["you"] == "p2"
         await olek.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_the_redis_channel_layer_delivers_after_a_quiet_spell(settings):
+    """A quiet class must not drop its sockets: redis-py's default 5 s read timeout equals
+    channels_redis's blocking read and closed idle consumers (1011); the layer is set up
+    without it."""
+    if not settings.REDIS_URL:
+        if IN_CI:
+            pytest.fail("REDIS_URL is not set: the Redis channel layer must be tested in CI.")
+        pytest.skip("REDIS_URL is not set: the Redis channel layer is tested in CI.")
+    from channels.layers import get_channel_layer
+
+    async def scenario() -> None:
+        layer = get_channel_layer()
+        name = await layer.new_channel()
+        await layer.group_add("quiet-spell", name)
+
+        async def later() -> None:
+            await asyncio.sleep(6.5)
+            await layer.group_send("quiet-spell", {"type": "x.y", "n": 1})
+
+        sender = asyncio.ensure_future(later())
+        message = await asyncio.wait_for(layer.receive(name), 15)
+        await sender
+        assert message["n"] == 1
+        await layer.group_discard("quiet-spell", name)
 
     async_to_sync(scenario)()
