@@ -58,6 +58,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from config.environment import environment_without_settings  # noqa: E402
+
 PYTHON = sys.executable
 HOST = "127.0.0.1"
 
@@ -66,34 +70,6 @@ CONFIGS = {
     "defaults": "bench.settings_sqlite_defaults",
 }
 
-# Every variable config/settings.py reads: none leaks from the caller's environment.
-SETTINGS_VARIABLES = (
-    "TALIA_VAR_DIR",
-    "DEBUG",
-    "SECRET_KEY",
-    "ALLOWED_HOSTS",
-    "CSRF_TRUSTED_ORIGINS",
-    "HTTPS",
-    "DATABASE_URL",
-    "CONN_MAX_AGE",
-    "REDIS_URL",
-    "CELERY_TASK_ALWAYS_EAGER",
-    "TIME_ZONE",
-    "STATIC_ROOT",
-    "MEDIA_ROOT",
-    "STATICFILES_STORAGE",
-    "AWS_STORAGE_BUCKET_NAME",
-    "AWS_S3_ENDPOINT_URL",
-    "AWS_S3_REGION_NAME",
-    "SERVE_MEDIA",
-    "TALIA_IMPORT_MAX_BYTES",
-    "SECURE_SSL_REDIRECT",
-    "SECURE_HSTS_SECONDS",
-    "SECURE_HSTS_INCLUDE_SUBDOMAINS",
-    "SECURE_HSTS_PRELOAD",
-    "LOG_LEVEL",
-    "DJANGO_SETTINGS_MODULE",
-)
 
 # (path, weight) of the reads; all answer 200 to a logged-in admin.
 READS = (
@@ -173,7 +149,7 @@ class Result:
 
 
 def child_env(var_dir: Path, settings_module: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
+    env = environment_without_settings()
     env.update(
         {
             "DJANGO_SETTINGS_MODULE": settings_module,

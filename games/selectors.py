@@ -16,6 +16,7 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
+from content.models import BuildState, Deck
 from games import services
 from games.engines import engine_for
 
@@ -248,3 +249,9 @@ def practice_runs_of(student: Any, assignment: PracticeAssignment) -> QuerySet[P
 
 def practice_assignments_of(user: Any) -> QuerySet[PracticeAssignment]:
     return PracticeAssignment.objects.filter(owner=user).select_related("deck")
+
+
+def decks_playable_by(user: Any) -> QuerySet[Deck]:
+    """Built decks a teacher may start a game from: their own (an admin: all)."""
+    decks = Deck.objects.filter(state=BuildState.DONE)
+    return decks if user.is_admin else decks.filter(owner=user)

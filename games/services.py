@@ -69,7 +69,8 @@ def join_code_normalise(text: str) -> str:
     return "".join(char for char in text.upper() if char.isalnum())
 
 
-def _join_code_new() -> str:
+def join_code_new() -> str:
+    """A fresh join code from the unambiguous alphabet (games and workshops share it)."""
     return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
 
 
@@ -109,14 +110,14 @@ def session_create(
                     seed=seed,
                     allow_guests=allow_guests,
                     facilitator=facilitator,
-                    join_code=_join_code_new(),
+                    join_code=join_code_new(),
                     assets=assets or {},
                 )
                 Participant.objects.create(
                     session=session,
                     user=facilitator,
                     role=Participant.Role.FACILITATOR,
-                    nickname=_display_name(facilitator)[:NICKNAME_MAX_LENGTH],
+                    nickname=display_name(facilitator)[:NICKNAME_MAX_LENGTH],
                 )
                 return session
         except IntegrityError:
@@ -164,7 +165,7 @@ def session_join(*, session: GameSession, user: Any = None, nickname: str | None
         class_lobby = ClassRun.objects.filter(lobby=session).exists()
         taken = {name.casefold() for name in session.participants.values_list("nickname", flat=True)}
         if signed_in:
-            name = _unique_name(_display_name(user), taken)
+            name = unique_name(display_name(user), taken)
             token = ""
         else:
             if not session.allow_guests:
@@ -660,7 +661,7 @@ CLOCK_PENALTY_SECONDS = 3
 
 def _code_new() -> str:
     for _attempt in range(20):
-        code = _join_code_new()
+        code = join_code_new()
         taken = (
             PracticeAssignment.objects.filter(code=code).exists()
             or GameSession.objects.exclude(status=GameSession.Status.FINISHED).filter(join_code=code).exists()
@@ -730,9 +731,9 @@ def practice_start(*, assignment: PracticeAssignment, student: Any, mode: str | 
             assets=assets,
         )
         taken = {name.casefold() for name in session.participants.values_list("nickname", flat=True)}
-        name = _unique_name(_display_name(student), taken)
+        name = unique_name(display_name(student), taken)
         taken.add(name.casefold())
-        opponent = _unique_name(
+        opponent = unique_name(
             _("The clock") if mode == PracticeRun.Mode.CLOCK else _("Simulated opponent"), taken
         )
         Participant.objects.create(
@@ -945,11 +946,12 @@ def _engine(game: str) -> Any:
         raise SessionError("unknown_game", str(error.args[0])) from error
 
 
-def _display_name(user: Any) -> str:
+def display_name(user: Any) -> str:
+    """How a signed-in person is shown to the class: full name, else username."""
     return (user.get_full_name() or user.get_username()).strip()
 
 
-def _unique_name(name: str, taken: set[str]) -> str:
+def unique_name(name: str, taken: set[str]) -> str:
     """``name`` cut to fit, with " 2", " 3", ... added when someone has it already."""
     base = name[:NICKNAME_MAX_LENGTH] or "?"
     candidate, number = base, 1

@@ -37,7 +37,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from content.models import BuildState, Deck, SymbolSet
+from content.models import Deck, SymbolSet
 from content.permissions import content_visible_to
 from games.engines import engine_for
 from games.engines.base import ActionError, InvalidAction
@@ -116,8 +116,7 @@ class SessionForm(forms.Form):
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["variant"].choices = [(v, v.replace("_", " ")) for v in engine_for("znajznak").VARIANTS]
-        decks = Deck.objects.filter(state=BuildState.DONE)
-        self.fields["deck"].queryset = decks if user.is_admin else decks.filter(owner=user)
+        self.fields["deck"].queryset = selectors.decks_playable_by(user)
         self.fields["symbol_set"].queryset = content_visible_to(user, SymbolSet.objects.all())
 
     def clean(self) -> dict[str, Any]:
@@ -411,8 +410,7 @@ class ClassRunForm(forms.Form):
 
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        decks = Deck.objects.filter(state=BuildState.DONE)
-        self.fields["deck"].queryset = decks if user.is_admin else decks.filter(owner=user)
+        self.fields["deck"].queryset = selectors.decks_playable_by(user)
 
 
 @login_required
@@ -530,8 +528,7 @@ class PracticeForm(forms.Form):
 
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        decks = Deck.objects.filter(state=BuildState.DONE)
-        self.fields["deck"].queryset = decks if user.is_admin else decks.filter(owner=user)
+        self.fields["deck"].queryset = selectors.decks_playable_by(user)
 
 
 @login_required

@@ -46,10 +46,10 @@ from games.models import GameSession
 from games.services import (
     NICKNAME_MAX_LENGTH,
     SessionError,
-    _display_name,
-    _join_code_new,
-    _unique_name,
+    display_name,
+    join_code_new,
     nickname_clean,
+    unique_name,
 )
 
 from .models import Group, Suggestion, Workshop, WorkshopParticipant
@@ -93,7 +93,7 @@ def workshop_create(
     if seed is None:
         seed = secrets.randbelow(SEED_MAX + 1)
     for _attempt in range(20):
-        code = _join_code_new()
+        code = join_code_new()
         # Unique among games too, so one join page could one day serve both.
         if GameSession.objects.exclude(status=GameSession.Status.FINISHED).filter(join_code=code).exists():
             continue
@@ -136,7 +136,7 @@ def workshop_join(
             raise WorkshopError("closed", _("This workshop is over."))
         taken = {name.casefold() for name in workshop.participants.values_list("nickname", flat=True)}
         if signed_in:
-            name, token = _unique_name(_display_name(user), taken), ""
+            name, token = unique_name(display_name(user), taken), ""
         else:
             if not workshop.allow_guests:
                 raise WorkshopError(

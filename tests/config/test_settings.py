@@ -9,47 +9,20 @@ laptop (SQLite, no Redis) and in CI (PostgreSQL and Redis in the environment).
 from __future__ import annotations
 
 import json
-import os
+import re
 import secrets
 import stat
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from config.environment import SETTINGS_VARIABLES, environment_without_settings
 
-# Every variable config/settings.py reads; a subprocess starts with none of them.
-SETTINGS_VARIABLES = (
-    "TALIA_VAR_DIR",
-    "DEBUG",
-    "SECRET_KEY",
-    "ALLOWED_HOSTS",
-    "CSRF_TRUSTED_ORIGINS",
-    "HTTPS",
-    "DATABASE_URL",
-    "CONN_MAX_AGE",
-    "REDIS_URL",
-    "CELERY_TASK_ALWAYS_EAGER",
-    "TIME_ZONE",
-    "STATIC_ROOT",
-    "MEDIA_ROOT",
-    "STATICFILES_STORAGE",
-    "AWS_STORAGE_BUCKET_NAME",
-    "AWS_S3_ENDPOINT_URL",
-    "AWS_S3_REGION_NAME",
-    "SERVE_MEDIA",
-    "TALIA_IMPORT_MAX_BYTES",
-    "SECURE_SSL_REDIRECT",
-    "SECURE_HSTS_SECONDS",
-    "SECURE_HSTS_INCLUDE_SUBDOMAINS",
-    "SECURE_HSTS_PRELOAD",
-    "LOG_LEVEL",
-    "DJANGO_SETTINGS_MODULE",
-)
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _env(var_dir: Path, **variables: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
+    env = environment_without_settings()
     env.update(DJANGO_SETTINGS_MODULE="config.settings", TALIA_VAR_DIR=str(var_dir))
     env.update(variables)
     return env
@@ -277,3 +250,10 @@ def test_secret_key_from_the_environment_wins(tmp_path):
     key = secrets.token_urlsafe(48)
     assert _python(SECRET_KEY, _env(var_dir, SECRET_KEY=key))["key"] == key
     assert not (var_dir / "secret_key").exists()
+
+
+def test_every_variable_the_settings_read_is_listed_for_stripping():
+    source = (ROOT / "config" / "settings.py").read_text()
+    read = set(re.findall(r'env\.\w+\(\s*"([A-Z_]+)"', source))
+    assert read, "the pattern no longer finds the settings' reads"
+    assert read <= set(SETTINGS_VARIABLES), read - set(SETTINGS_VARIABLES)

@@ -144,7 +144,7 @@ def test_unknown_games_and_variants_are_refused(teacher, game, variant, code):
 
 def test_join_codes_are_unique_among_open_sessions_and_reused_once_finished(teacher, monkeypatch):
     codes = iter(["AAAAAA", "AAAAAA", "BBBBBB", "AAAAAA"])
-    monkeypatch.setattr(services, "_join_code_new", lambda: next(codes))
+    monkeypatch.setattr(services, "join_code_new", lambda: next(codes))
 
     first = create_session(teacher)
     second = create_session(teacher)  # drew AAAAAA, taken: drew again

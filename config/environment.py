@@ -1,0 +1,44 @@
+"""The environment variables Talia's settings read (docs/deploy.md explains each).
+
+Tools that start Talia in a subprocess with settings of their own (the settings tests,
+the benchmarks) strip these from the caller's environment, so nothing leaks in.
+A test checks that every variable ``config/settings.py`` reads is listed here.
+"""
+
+from __future__ import annotations
+
+import os
+
+SETTINGS_VARIABLES = (
+    "TALIA_VAR_DIR",
+    "DEBUG",
+    "SECRET_KEY",
+    "ALLOWED_HOSTS",
+    "CSRF_TRUSTED_ORIGINS",
+    "HTTPS",
+    "DATABASE_URL",
+    "CONN_MAX_AGE",
+    "REDIS_URL",
+    "CELERY_BROKER_URL",
+    "CELERY_TASK_ALWAYS_EAGER",
+    "TIME_ZONE",
+    "STATIC_ROOT",
+    "MEDIA_ROOT",
+    "STATICFILES_STORAGE",
+    "AWS_STORAGE_BUCKET_NAME",
+    "AWS_S3_ENDPOINT_URL",
+    "AWS_S3_REGION_NAME",
+    "SERVE_MEDIA",
+    "TALIA_IMPORT_MAX_BYTES",
+    "SECURE_SSL_REDIRECT",
+    "SECURE_HSTS_SECONDS",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS",
+    "SECURE_HSTS_PRELOAD",
+    "LOG_LEVEL",
+    "DJANGO_SETTINGS_MODULE",
+)
+
+
+def environment_without_settings() -> dict[str, str]:
+    """This process's environment less every variable the settings read."""
+    return {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
