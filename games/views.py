@@ -29,6 +29,7 @@ from django.http import (
     JsonResponse,
 )
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import select_template
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import escape
@@ -47,7 +48,9 @@ from . import selectors, services
 from .models import GAME_LABELS, ClassRun, GameSession, Participant, PracticeAssignment, PracticeRun
 
 #: Games with a play page of their own; the others show their view as data.
-RENDERERS = {"znajznak": "games/znajznak.js"}
+#: Each game's page draws its view with ``static/games/<game>.js`` and may add a panel of its
+#: own (controls, projector parts) in ``templates/games/<game>/panel.html``.
+RENDERERS = {game: f"games/{game}.js" for game in GAME_LABELS}
 
 
 def _participant(request: HttpRequest, session_id: int) -> Participant | None:
@@ -266,6 +269,7 @@ def session_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "class_run": class_run,
         "class_duel": class_duel,
         "practice": getattr(session, "practice", None) if not class_run else None,
+        "game_panel": select_template([f"games/{session.game}/panel.html", "games/no_panel.html"]),
         "live": {
             "session": session.pk,
             "game": session.game,
