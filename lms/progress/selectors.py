@@ -1,0 +1,287 @@
+"""Reading progress: what a student knows and what is due; a class's mastery and weak spots.
+
+Mastery of an item is the chance the student would recall it tomorrow (``memory.mastery``).
+Mastery of a period or theme is the mean over the symbols of that period or theme the
+student has met; symbols never met are not counted (they are "not yet seen", which the
+pages say separately).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.apps import apps
+from django.db.models import Count, F, Sum
+from django.utils import timezone
+
+from . import memory
+from .models import MemoryState, Review
+
+
+@dataclass(frozen=True)
+class Item:
+    """What an item key stands for, as a page shows it."""
+
+    key: str
+    kind: str  # symbol | knowledge | know
+    label: str
+    picture: str = ""
+    periods: tuple[str, ...] = ()
+    themes: tuple[str, ...] = ()
+
+
+@dataclass
+class ItemMemory:
+    item: Item
+    mastery: float
+    due: datetime
+    reviews: int
+    correct: float
+
+    @property
+    def known(self) -> bool:
+        return self.mastery >= memory.DESIRED_RETENTION
+
+    @property
+    def percent(self) -> int:
+        return round(self.mastery * 100)
+
+
+@dataclass
+class StudentSummary:
+    memories: list[ItemMemory]
+    now: datetime
+    due: list[ItemMemory] = field(default_factory=list)
+    known: list[ItemMemory] = field(default_factory=list)
+    learning: list[ItemMemory] = field(default_factory=list)
+
+
+def items_describe(keys: Iterable[str]) -> dict[str, Item]:
+    """Labels, pictures, periods and themes for item keys; unknown or deleted items are left out."""
+    by_kind: dict[str, set[int]] = defaultdict(set)
+    for key in keys:
+        kind, _sep, pk = key.partition(":")
+        if pk.isdigit():
+            by_kind[kind].add(int(pk))
+    items: dict[str, Item] = {}
+    if by_kind["symbol"]:
+        symbols = apps.get_model("content", "Symbol").objects.filter(pk__in=by_kind["symbol"])
+        for symbol in symbols.prefetch_related("periods", "themes"):
+            items[f"symbol:{symbol.pk}"] = Item(
+                key=f"symbol:{symbol.pk}",
+                kind="symbol",
+                label=symbol.name,
+                picture=symbol.picture.url if symbol.picture else "",
+                periods=tuple(period.name for period in symbol.periods.all()),
+                themes=tuple(theme.name for theme in symbol.themes.all()),
+            )
+    if by_kind["knowledge"]:
+        questions = apps.get_model("content", "KnowledgeQuestion").objects.filter(pk__in=by_kind["knowledge"])
+        for question in questions:
+            items[f"knowledge:{question.pk}"] = Item(
+                key=f"knowledge:{question.pk}", kind="knowledge", label=_shorten(question.front)
+            )
+    if by_kind["know"]:
+        try:
+            model = apps.get_model("content", "KnowQuestion")
+        except LookupError:
+            model = None
+        if model is not None:
+            for question in model.objects.filter(pk__in=by_kind["know"]):
+                items[f"know:{question.pk}"] = Item(
+                    key=f"know:{question.pk}", kind="know", label=_shorten(str(question))
+                )
+    return items
+
+
+def _shorten(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def student_summary(user: Any, *, now: datetime | None = None) -> StudentSummary:
+    """Everything the student's progress page shows, newest knowledge first."""
+    now = now or timezone.now()
+    states = list(MemoryState.objects.filter(user=user, reviews__gt=0))
+    items = items_describe(state.item_key for state in states)
+    summary = StudentSummary(memories=[], now=now)
+    for state in states:
+        if state.item_key not in items:
+            continue
+        entry = ItemMemory(
+            item=items[state.item_key],
+            mastery=memory.mastery(state.card, now),
+            due=state.due,
+            reviews=state.reviews,
+            correct=state.correct,
+        )
+        summary.memories.append(entry)
+        if state.due <= now:
+            summary.due.append(entry)
+        elif entry.known:
+            summary.known.append(entry)
+        else:
+            summary.learning.append(entry)
+    summary.due.sort(key=lambda entry: (entry.due, entry.mastery))
+    summary.learning.sort(key=lambda entry: entry.mastery)
+    summary.known.sort(key=lambda entry: entry.item.label)
+    return summary
+
+
+def review_keys(user: Any, *, limit: int, now: datetime | None = None) -> list[str]:
+    """The student's items to review now: due ones first (most overdue), then the weakest."""
+    now = now or timezone.now()
+    states = list(MemoryState.objects.filter(user=user, reviews__gt=0).only("item_key", "due", "card"))
+    due = sorted((state for state in states if state.due <= now), key=lambda state: state.due)
+    rest = sorted(
+        (state for state in states if state.due > now),
+        key=lambda state: memory.mastery(state.card, now),
+    )
+    return [state.item_key for state in (due + rest)[:limit]]
+
+
+@dataclass
+class Mastery:
+    """A group's mastery table: rows are items or keys (periods, themes), columns students."""
+
+    label: str
+    mean: float  # 0..1 over students who met it
+    students: int  # how many students met it
+
+    @property
+    def percent(self) -> int:
+        return round(self.mean * 100)
+
+
+def class_mastery(users: Iterable[Any], *, now: datetime | None = None) -> dict[str, list[Mastery]]:
+    """Mastery of a group of students by symbol, period and theme (each sorted weakest first)."""
+    now = now or timezone.now()
+    states = list(
+        MemoryState.objects.filter(user__in=list(users), reviews__gt=0).only("user_id", "item_key", "card")
+    )
+    items = items_describe({state.item_key for state in states})
+    per_item: dict[str, list[float]] = defaultdict(list)
+    per_period: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    per_theme: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for state in states:
+        item = items.get(state.item_key)
+        if item is None:
+            continue
+        value = memory.mastery(state.card, now)
+        per_item[item.label].append(value)
+        for period in item.periods:
+            per_period[period][state.user_id].append(value)
+        for theme in item.themes:
+            per_theme[theme][state.user_id].append(value)
+
+    def table(groups: dict[str, dict[int, list[float]]]) -> list[Mastery]:
+        rows = []
+        for label, by_user in groups.items():
+            means = [sum(values) / len(values) for values in by_user.values()]
+            rows.append(Mastery(label=label, mean=sum(means) / len(means), students=len(means)))
+        return sorted(rows, key=lambda row: (row.mean, row.label))
+
+    return {
+        "symbols": sorted(
+            (Mastery(label=label, mean=sum(v) / len(v), students=len(v)) for label, v in per_item.items()),
+            key=lambda row: (row.mean, row.label),
+        ),
+        "periods": table(per_period),
+        "themes": table(per_theme),
+    }
+
+
+@dataclass(frozen=True)
+class WrongItem:
+    item: Item
+    answers: int
+    wrong: float
+
+    @property
+    def wrong_percent(self) -> int:
+        return round(100 * self.wrong / self.answers) if self.answers else 0
+
+
+def items_wrong_most(users: Iterable[Any], *, limit: int = 10) -> list[WrongItem]:
+    """The items a group of students gets wrong most, by the share of wrong answers."""
+    rows = (
+        Review.objects.filter(user__in=list(users))
+        .values("item_key")
+        .annotate(answers=Count("pk"), right=Sum("correct"))
+        .annotate(wrong=F("answers") - F("right"))
+        .filter(wrong__gt=0)
+    )
+    found = list(rows)
+    items = items_describe(row["item_key"] for row in found)
+    result = [
+        WrongItem(item=items[row["item_key"]], answers=row["answers"], wrong=float(row["wrong"]))
+        for row in found
+        if row["item_key"] in items
+    ]
+    result.sort(key=lambda row: (-row.wrong / row.answers, -row.answers, row.item.label))
+    return result[:limit]
+
+
+def student_mastery_rows(users: Iterable[Any], *, now: datetime | None = None) -> list[dict[str, Any]]:
+    """One row per student: items met, known, due, mean mastery (for the class table and export)."""
+    now = now or timezone.now()
+    users = list(users)
+    by_user: dict[int, list[MemoryState]] = defaultdict(list)
+    for state in MemoryState.objects.filter(user__in=users, reviews__gt=0).only("user_id", "card", "due"):
+        by_user[state.user_id].append(state)
+    rows = []
+    for user in users:
+        states = by_user.get(user.pk, [])
+        values = [memory.mastery(state.card, now) for state in states]
+        rows.append(
+            {
+                "user": user,
+                "met": len(states),
+                "known": sum(1 for value in values if value >= memory.DESIRED_RETENTION),
+                "due": sum(1 for state in states if state.due <= now),
+                "mastery": round(100 * sum(values) / len(values)) if values else None,
+            }
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class Table:
+    headers: list[str]
+    rows: list[list[Any]]
+
+
+def class_progress_table(users: Iterable[Any], *, now: datetime | None = None) -> Table:
+    """The class's progress for export: per student, items met/known/due and mastery per period and theme."""
+    from django.utils.translation import gettext as _
+
+    now = now or timezone.now()
+    users = list(users)
+    per_user = {user.pk: class_mastery([user], now=now) for user in users}
+    periods = sorted({row.label for table in per_user.values() for row in table["periods"]})
+    themes = sorted({row.label for table in per_user.values() for row in table["themes"]})
+    headers = [_("Student"), _("Username"), _("Items met"), _("Known"), _("Due"), _("Mastery %")]
+    headers += [_("Period: %(name)s") % {"name": name} for name in periods]
+    headers += [_("Theme: %(name)s") % {"name": name} for name in themes]
+    rows = []
+    for summary in student_mastery_rows(users, now=now):
+        user = summary["user"]
+        table = per_user[user.pk]
+        by_period = {row.label: row.percent for row in table["periods"]}
+        by_theme = {row.label: row.percent for row in table["themes"]}
+        row = [
+            user.get_full_name() or user.get_username(),
+            user.get_username(),
+            summary["met"],
+            summary["known"],
+            summary["due"],
+            "" if summary["mastery"] is None else summary["mastery"],
+        ]
+        row += [by_period.get(name, "") for name in periods]
+        row += [by_theme.get(name, "") for name in themes]
+        rows.append(row)
+    return Table(headers=headers, rows=rows)

@@ -1,0 +1,124 @@
+"""Progress pages: the student's own memory; a teacher's class by symbol, period and theme."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tablib
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.text import slugify
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from lms.classes.selectors import class_for_teacher, class_students
+
+from . import selectors, services
+from .charts import bar_chart
+
+
+@login_required
+@require_GET
+def mine(request: HttpRequest) -> HttpResponse:
+    """What I know, what is due for review, what I am still learning."""
+    services.namings_absorb(user=request.user)
+    summary = selectors.student_summary(request.user)
+    return render(
+        request,
+        "progress/mine.html",
+        {
+            "summary": summary,
+            "chart": bar_chart(
+                [(entry.item.label, entry.percent) for entry in (summary.due + summary.learning)[:12]],
+                title=_("How well I remember the items I am learning"),
+            )
+            if summary.due or summary.learning
+            else None,
+        },
+    )
+
+
+def _taught_class(request: HttpRequest, pk: int) -> Any:
+    school_class = class_for_teacher(request.user, pk)
+    if school_class is None:
+        raise Http404
+    return school_class
+
+
+def _class_context(school_class: Any) -> dict[str, Any]:
+    students = class_students(school_class)
+    for student in students:
+        services.namings_absorb(user=student)
+    mastery = selectors.class_mastery(students)
+    return {
+        "school_class": school_class,
+        "students": students,
+        "mastery": mastery,
+        "rows": selectors.student_mastery_rows(students),
+        "wrong_most": selectors.items_wrong_most(students),
+        "period_chart": bar_chart(
+            [(row.label, row.percent) for row in mastery["periods"]], title=_("Mastery by period")
+        )
+        if mastery["periods"]
+        else None,
+        "theme_chart": bar_chart(
+            [(row.label, row.percent) for row in mastery["themes"]], title=_("Mastery by theme")
+        )
+        if mastery["themes"]
+        else None,
+    }
+
+
+@login_required
+@require_GET
+def class_progress(request: HttpRequest, pk: int) -> HttpResponse:
+    """A class's mastery by period, theme and symbol; the items it gets wrong most; each student."""
+    return render(request, "progress/class.html", _class_context(_taught_class(request, pk)))
+
+
+@login_required
+@require_GET
+def class_student(request: HttpRequest, pk: int, user_pk: int) -> HttpResponse:
+    """One student of the class, as the student sees their own progress."""
+    school_class = _taught_class(request, pk)
+    student = next((user for user in class_students(school_class) if user.pk == user_pk), None)
+    if student is None:
+        raise Http404
+    services.namings_absorb(user=student)
+    mastery = selectors.class_mastery([student])
+    return render(
+        request,
+        "progress/student.html",
+        {
+            "school_class": school_class,
+            "student": student,
+            "summary": selectors.student_summary(student),
+            "mastery": mastery,
+            "period_chart": bar_chart(
+                [(row.label, row.percent) for row in mastery["periods"]], title=_("Mastery by period")
+            )
+            if mastery["periods"]
+            else None,
+        },
+    )
+
+
+@login_required
+@require_GET
+def class_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    """The class's progress as CSV or XLSX: one row per student, one column per period and theme."""
+    context = _class_context(_taught_class(request, pk))
+    data = selectors.class_progress_table(context["students"])
+    dataset = tablib.Dataset(*data.rows, headers=data.headers, title=str(_("Progress"))[:31])
+    name = f"progress-{slugify(context['school_class'].name) or pk}"
+    if fmt == "xlsx":
+        response = HttpResponse(
+            dataset.export("xlsx"),
+            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        )
+        response["Content-Disposition"] = f'attachment; filename="{name}.xlsx"'
+        return response
+    response = HttpResponse(dataset.export("csv"), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+    return response
