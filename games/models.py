@@ -26,10 +26,23 @@ class GameSession(models.Model):
         RUNNING = "running", _("Running")
         FINISHED = "finished", _("Finished")
 
+    class Kind(models.TextChoices):
+        """What the session is part of, fixed when it is made.
+
+        Only class runs and practice add rows that a player's page shows beside the
+        game (``games.selectors.session_payload``); a plain game needs none of them.
+        """
+
+        GAME = "game", _("A game of its own")
+        CLASS_LOBBY = "class_lobby", _("The lobby of class duels")
+        CLASS_DUEL = "class_duel", _("A duel of class duels")
+        PRACTICE = "practice", _("Practice alone")
+
     game = models.CharField(
         _("game"), max_length=16, choices=[(game, GAME_LABELS.get(game, game)) for game in GAMES]
     )
     variant = models.CharField(_("variant"), max_length=32)
+    kind = models.CharField(_("kind"), max_length=12, choices=Kind.choices, default=Kind.GAME, editable=False)
     setup = models.JSONField(_("setup"), default=dict, blank=True)
     seed = models.BigIntegerField(_("seed"))
     state = models.JSONField(_("state"), null=True, blank=True)
@@ -55,6 +68,11 @@ class GameSession(models.Model):
     created = models.DateTimeField(_("created"), auto_now_add=True)
     updated = models.DateTimeField(_("updated"), auto_now=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    # ZnajZnak note c: "a timer may be set". Set when a timed game starts
+    # (``games.timers.session_deadline_set``); the time-up is applied once it passes.
+    time_up_at = models.DateTimeField(
+        _("time is up at"), null=True, blank=True, help_text=_("When the game's timer runs out.")
+    )
 
     class Meta:
         ordering = ["-created"]
@@ -115,6 +133,11 @@ class Participant(models.Model):
     )
     role = models.CharField(_("role"), max_length=12, choices=Role.choices, default=Role.PLAYER)
     token = models.CharField(_("guest token"), max_length=64, blank=True, db_index=True)
+    # "The youngest player" (ZnajZnak): the facilitator's age order, 1 = the youngest.
+    # Only an order, never a birth date: see docs/znajznak.md.
+    age_rank = models.PositiveSmallIntegerField(
+        _("age order"), null=True, blank=True, help_text=_("1 is the youngest; empty: not known.")
+    )
     joined_at = models.DateTimeField(_("joined"), auto_now_add=True)
 
     class Meta:

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from content.models import BuildState, Deck
-from games import services
+from games import services, timers
 from games.engines import engine_for
 
 from .models import ClassDuel, ClassRun, GameSession, Participant, PracticeAssignment, PracticeRun
@@ -65,23 +65,89 @@ def session_payload(*, session: GameSession, participant: Participant) -> dict[s
         engine = engine_for(session.game)
         view = engine.player_view(engine.state_from_dict(session.state), viewer_for(engine, participant))
     return {
+        **_payload_shared(session, list(session_participants(session))),
+        "you": _you(participant),
+        "view": view,
+        **_payload_around(session, participant),
+    }
+
+
+def _you(participant: Participant) -> dict[str, Any]:
+    return {"nickname": participant.nickname, "player": participant.engine_player, "role": participant.role}
+
+
+def _payload_shared(session: GameSession, participants: list[Participant]) -> dict[str, Any]:
+    """The part of every participant's payload that is the same for all of them."""
+    return {
         "version": session.version,
         "status": session.status,
         "game": session.game,
         "variant": session.variant,
-        "you": {
-            "nickname": participant.nickname,
-            "player": participant.engine_player,
-            "role": participant.role,
-        },
         "participants": [
             {"nickname": other.nickname, "player": other.engine_player, "role": other.role}
-            for other in session_participants(session)
+            for other in participants
         ],
-        "view": view,
-        "class": class_info(session=session, participant=participant),
-        "follow": follow_url(session=session, participant=participant),
-        "practice": practice_info(session=session),
+        "timer": timers.session_timer_info(session),
+    }
+
+
+def _payload_around(session: GameSession, participant: Participant) -> dict[str, Any]:
+    """What a page shows beside the game: a class run's rounds, a practice's opponent.
+
+    Read only for the kinds of session that have them: a plain game's are all empty.
+    """
+    kind = session.kind
+    Kind = GameSession.Kind
+    return {
+        "class": class_info(session=session, participant=participant) if kind == Kind.CLASS_LOBBY else None,
+        "follow": follow_url(session=session, participant=participant)
+        if kind in (Kind.CLASS_LOBBY, Kind.CLASS_DUEL)
+        else None,
+        "practice": practice_info(session=session) if kind == Kind.PRACTICE else None,
+    }
+
+
+def session_broadcast(
+    *, session: GameSession, participants: list[Participant], state: Any
+) -> dict[str, Any] | None:
+    """Every participant's payload of ``session`` at this version, for the change notice.
+
+    Built once by the writer, which holds the new ``state`` (the engine's) and the
+    participants, so that the watchers' consumers need not read the session again:
+    ``{"shared": ..., "people": {participant id: {"you", "viewer"}}, "views": {viewer: view}}``,
+    one ``player_view`` per distinct viewer (a player, the table ``""``, the
+    facilitator's role). It travels between server processes only; each consumer sends
+    its own participant the payload :func:`payload_from_broadcast` picks
+    (``session_payload``'s fields). ``None`` for the kinds of session whose payload
+    reads other rows (class runs, practice): their watchers read it afresh.
+    """
+    if session.kind != GameSession.Kind.GAME:
+        return None
+    engine = engine_for(session.game)
+    people: dict[str, dict[str, Any]] = {}
+    views: dict[str, Any] = {}
+    for participant in participants:
+        viewer = viewer_for(engine, participant)
+        key = viewer or ""
+        if key not in views:
+            views[key] = None if state is None else engine.player_view(state, viewer)
+        people[str(participant.pk)] = {"you": _you(participant), "viewer": key}
+    return {"shared": _payload_shared(session, participants), "people": people, "views": views}
+
+
+def payload_from_broadcast(broadcast: dict[str, Any], participant_id: int) -> dict[str, Any] | None:
+    """Participant ``participant_id``'s payload from a :func:`session_broadcast`; ``None``
+    when the broadcast does not know them (they joined after it was built)."""
+    person = broadcast["people"].get(str(participant_id))
+    if person is None:
+        return None
+    return {
+        **broadcast["shared"],
+        "you": person["you"],
+        "view": broadcast["views"][person["viewer"]],
+        "class": None,
+        "follow": None,
+        "practice": None,
     }
 
 
@@ -91,6 +157,11 @@ def sessions_facilitated_by(user: Any) -> QuerySet[GameSession]:
 
 def can_download_log(*, session: GameSession, participant: Participant | None) -> bool:
     """Only a finished game's log, and only to the people who were in it."""
+    if session.game == "know":
+        # A Know log links players to Team IDs and answers: see games.play.know.selectors.
+        from games.play.know.selectors import know_log_downloadable
+
+        return know_log_downloadable(session=session, participant=participant)
     return participant is not None and session.status == GameSession.Status.FINISHED
 
 

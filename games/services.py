@@ -3,8 +3,10 @@
 Every action of every game goes through :func:`session_apply_action`: lock the session
 row, rebuild the engine's state, apply the action with the pure engine, store the action
 and the new state, and, once the transaction has committed, tell everyone watching that
-version N exists. Watchers then fetch their own player's view (``games/selectors.py``):
-the raw state never leaves the server.
+version N exists. The notice of an action carries every viewer's payload, built here from
+the new state (``selectors.session_broadcast``); each watcher's consumer sends its own
+participant only theirs, and other notices make watchers read their view afresh
+(``games/selectors.py``): the raw state never leaves the server.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ import json
 import secrets
 import unicodedata
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
@@ -26,7 +31,7 @@ from django.utils.translation import gettext as _
 
 from content.decks import DeckError, build_deck
 from content.models import Symbol
-from games import classroom
+from games import classroom, timers
 from games.engines import engine_for, znajznak
 from games.engines.base import ActionError, IllegalAction, InvalidAction, InvalidSetup, rng_for
 
@@ -83,10 +88,12 @@ def session_create(
     seed: int | None = None,
     allow_guests: bool = False,
     assets: dict[str, Any] | None = None,
+    kind: str = GameSession.Kind.GAME,
 ) -> GameSession:
     """A new session in the lobby, with a fresh join code; ``facilitator`` runs it.
 
     ``seed`` left out is drawn at random and recorded, so the game can be replayed.
+    ``kind`` says what the session is part of (a class run, a practice), for good.
     """
     if not getattr(facilitator, "can_author", False):
         raise SessionError("not_allowed", _("Only teachers start game sessions."))
@@ -112,6 +119,7 @@ def session_create(
                     facilitator=facilitator,
                     join_code=join_code_new(),
                     assets=assets or {},
+                    kind=kind,
                 )
                 Participant.objects.create(
                     session=session,
@@ -219,7 +227,7 @@ def session_start(*, session: GameSession, by: Any) -> GameSession:
                     participant.role, participant.player_id = Participant.Role.SPECTATOR, ""
                     participant.save(update_fields=["role", "player_id"])
         else:
-            setup["players"] = [{"id": p.player_id, "name": p.nickname} for p in players]
+            setup["players"] = [_seat(p) for p in players]
         engine = _engine(session.game)
         try:
             state = engine.new_game(setup, seed=session.seed, variant=session.variant)
@@ -231,8 +239,55 @@ def session_start(*, session: GameSession, by: Any) -> GameSession:
             GameSession.Status.FINISHED if engine.is_terminal(state) else GameSession.Status.RUNNING
         )
         session.save(update_fields=["setup", "state", "status", "updated"])
+        timers.session_deadline_set(session=session)  # note c: a timed game's deadline
         _publish_on_commit(session)
     return session
+
+
+def _seat(participant: Participant, *, player_id: str | None = None) -> dict[str, Any]:
+    """A player as a setup seats them, with the facilitator's age order where it was given
+    ("the youngest player", ZnajZnak; ``session_age_order_set``)."""
+    seat: dict[str, Any] = {"id": player_id or participant.player_id, "name": participant.nickname}
+    if participant.age_rank is not None:
+        seat["age_rank"] = participant.age_rank
+    return seat
+
+
+def session_age_order_set(*, session: GameSession, by: Any, ranks: dict[int, int | None]) -> None:
+    """The facilitator says who is the youngest: ``ranks`` maps participant ids to 1, 2, ...
+
+    ZnajZnak's "the youngest player" (who lays the first card of a warm-up, who wins a
+    tie when the time is up) is decided by this order, kept only as an order: no birth
+    date is asked of anyone. Players left out (or ``None``) are not ranked. Only in the
+    lobby (a class lobby: until it ends, for the next rounds); refused whole if two
+    players get the same place or someone is not a player of this session.
+    """
+    with transaction.atomic():
+        session = GameSession.objects.select_for_update().get(pk=session.pk)
+        if not _is_facilitator(session, by):
+            raise SessionError("not_allowed", _("Only the teacher who runs this game sets the age order."))
+        class_lobby = ClassRun.objects.filter(lobby=session).exists()
+        if session.status == GameSession.Status.FINISHED or (
+            session.status != GameSession.Status.LOBBY and not class_lobby
+        ):
+            raise SessionError("already_started", _("The age order is set before the game starts."))
+        players = {p.pk: p for p in session.participants.filter(role=Participant.Role.PLAYER)}
+        unknown = set(ranks) - set(players)
+        if unknown:
+            raise SessionError("not_a_player", _("Only the players of this game are put in age order."))
+        given = [rank for rank in ranks.values() if rank is not None]
+        if any(not isinstance(rank, int) or rank < 1 for rank in given):
+            raise SessionError("invalid_age_order", _("Places in the age order are 1, 2, 3 and so on."))
+        if len(set(given)) != len(given):
+            raise SessionError(
+                "invalid_age_order", _("Two players have the same place: give each place to one player.")
+            )
+        for pk, participant in players.items():
+            rank = ranks.get(pk)
+            if participant.age_rank != rank:
+                participant.age_rank = rank
+                participant.save(update_fields=["age_rank"])
+        _publish_on_commit(session)
 
 
 @dataclass(frozen=True)
@@ -330,7 +385,30 @@ def znajznak_setup_from_deck(
         )
         for entry in snapshot.get("symbols", [])
     }
-    return _znajznak_setup(cards, symbols, cards_per_player=cards_per_player, timer=timer)
+    setup, assets = _znajznak_setup(cards, symbols, cards_per_player=cards_per_player, timer=timer)
+    faces = _card_faces(plan, indexes)
+    if faces:
+        assets["faces"] = faces
+    return setup, assets
+
+
+def _card_faces(plan: dict[str, Any], indexes: Any) -> dict[str, Any] | None:
+    """Each dealt card's face as the deck lays it out (``content.decks.layout``), for the play page.
+
+    Keyed by the card's symbol keys, sorted and joined with commas (a card is known by its
+    symbols: any two cards share only one); each picture as ``[key, x, y, size, rotation]``
+    in card widths. Only positions and keys: no names.
+    """
+    layouts = plan.get("layouts") or []
+    if len(layouts) != len(plan.get("cards") or []):
+        return None
+    cards: dict[str, list[list[Any]]] = {}
+    for i in indexes:
+        placements = [
+            [f"{p['symbol']:03d}", p["x"], p["y"], p["size"], p.get("rotation", 0)] for p in layouts[i]
+        ]
+        cards[",".join(sorted(p[0] for p in placements))] = placements
+    return {"shape": plan.get("shape") or "round", "cards": cards}
 
 
 # --- playing --------------------------------------------------------------------------------
@@ -363,7 +441,11 @@ def session_apply_action(
     with transaction.atomic():
         session = GameSession.objects.select_for_update().get(pk=session_id)
         engine = _engine(session.game)
-        state = _apply_locked(session, engine, player_id, action)
+        if timers.deadline_passed(session):
+            # Note c: the time ran out before this action came; the timer ends the game instead.
+            state = _apply_locked(session, engine, None, dict(timers.TIME_UP_ACTION))
+        else:
+            state = _apply_locked(session, engine, player_id, action)
         return session.version, engine.player_view(state, player_id)
 
 
@@ -381,7 +463,8 @@ def _apply_locked(session: GameSession, engine: Any, player_id: str | None, acti
     ActionRecord.objects.create(
         session=session, index=session.version, player_id=player_id or "", action=action
     )
-    _namings_record(session, before, state, action_index=session.version)
+    participants = list(session.participants.order_by("joined_at", "id"))
+    _namings_record(session, before, state, action_index=session.version, participants=participants)
     session.state = state.to_dict()
     session.version += 1
     fields = ["state", "version", "updated"]
@@ -390,23 +473,33 @@ def _apply_locked(session: GameSession, engine: Any, player_id: str | None, acti
         session.finished_at = timezone.now()
         fields += ["status", "finished_at"]
     session.save(update_fields=fields)
-    if engine.is_terminal(state):
+    if engine.is_terminal(state) and session.kind == GameSession.Kind.PRACTICE:
         _practice_result(session, state)
-    _publish_on_commit(session)
+    from games.selectors import session_broadcast  # the selectors read through this module
+
+    _publish_on_commit(session, session_broadcast(session=session, participants=participants, state=state))
     return state
 
 
-def _namings_record(session: GameSession, before: Any, after: Any, *, action_index: int) -> None:
+def _namings_record(
+    session: GameSession,
+    before: Any,
+    after: Any,
+    *,
+    action_index: int,
+    participants: list[Participant] | None = None,
+) -> None:
     """Record the namings ``after`` has beyond ``before`` (the engine's ``namings`` only grow).
 
-    Bots' namings are not a student's and are not recorded.
+    Bots' namings are not a student's and are not recorded. ``participants``: the
+    session's, when the caller has them already.
     """
     new = list(getattr(after, "namings", ()))[len(getattr(before, "namings", ())) :]
     if not new:
         return
-    people = {
-        p.player_id: p for p in session.participants.exclude(player_id="").exclude(role=Participant.Role.BOT)
-    }
+    if participants is None:
+        participants = list(session.participants.all())
+    people = {p.player_id: p for p in participants if p.player_id and p.role != Participant.Role.BOT}
     symbols = session.assets.get("symbols", {})
     names = session.setup.get("names", {})
     rows = []
@@ -453,9 +546,24 @@ def _action_clean(action: Any) -> dict[str, Any]:
     return {key: value for key, value in action.items() if key != "player"}
 
 
-def _publish_on_commit(session: GameSession) -> None:
+#: The notices of the current call, when its caller sends them itself (``session_publish_deferred``).
+_deferred_notices: ContextVar[list[tuple[str, dict[str, Any]]] | None] = ContextVar(
+    "games_deferred_notices", default=None
+)
+
+
+def _publish_on_commit(session: GameSession, broadcast: dict[str, Any] | None = None) -> None:
+    """Once the transaction commits, tell the session's watchers that it changed.
+
+    ``broadcast`` (``selectors.session_broadcast``): every viewer's payload, built by
+    the writer from what it holds, so that watchers need not read the session again.
+    """
     group, version = session.group_name, session.version
-    transaction.on_commit(lambda: session_publish(group=group, version=version), robust=True)
+    transaction.on_commit(
+        lambda: session_publish(group=group, version=version, broadcast=broadcast), robust=True
+    )
+    if session.kind != GameSession.Kind.CLASS_DUEL:
+        return
     # A class duel also tells its lobby, whose projector lists every duel's card counts.
     lobby = GameSession.objects.filter(class_run__duels__session=session).values_list("pk", "version").first()
     if lobby is not None:
@@ -463,14 +571,46 @@ def _publish_on_commit(session: GameSession) -> None:
         transaction.on_commit(lambda: session_publish(group=lobby_group, version=lobby[1]), robust=True)
 
 
-def session_publish(*, group: str, version: int) -> None:
-    """Tell everyone watching a session that it changed; each fetches its own view.
+def session_notice(*, version: int, broadcast: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The channel-layer message that says "version N exists" (``consumers.SessionConsumer``)."""
+    notice: dict[str, Any] = {"type": "session.changed", "version": version}
+    if broadcast is not None:
+        notice["broadcast"] = broadcast
+    return notice
 
-    Only the version travels: no view and no state is ever broadcast.
+
+def session_publish(*, group: str, version: int, broadcast: dict[str, Any] | None = None) -> None:
+    """Tell everyone watching a session that it changed.
+
+    The message stays on the server: each socket's consumer sends its own participant
+    only that participant's payload, from ``broadcast`` when it is there, else read
+    afresh (``selectors.session_payload``); no browser ever gets another's view.
+    Inside ``session_publish_deferred`` the notice is handed to the caller instead.
     """
+    notice = session_notice(version=version, broadcast=broadcast)
+    pending = _deferred_notices.get()
+    if pending is not None:
+        pending.append((group, notice))
+        return
     layer = get_channel_layer()
     if layer is not None:
-        async_to_sync(layer.group_send)(group, {"type": "session.changed", "version": version})
+        async_to_sync(layer.group_send)(group, notice)
+
+
+@contextmanager
+def session_publish_deferred() -> Iterator[list[tuple[str, dict[str, Any]]]]:
+    """Collect the notices of the block's commits as ``(group, message)`` instead of sending them.
+
+    For a caller on an event loop (the WebSocket consumer): it sends them itself with
+    ``await layer.group_send(...)`` once the block's database work is done, so the
+    thread that does the database work never waits on the channel layer.
+    """
+    pending: list[tuple[str, dict[str, Any]]] = []
+    token = _deferred_notices.set(pending)
+    try:
+        yield pending
+    finally:
+        _deferred_notices.reset(token)
 
 
 # --- class duels ------------------------------------------------------------------------------
@@ -515,6 +655,7 @@ def class_run_create(
             setup=setup,
             allow_guests=allow_guests,
             assets=assets,
+            kind=GameSession.Kind.CLASS_LOBBY,
         )
         return ClassRun.objects.create(
             facilitator=facilitator,
@@ -595,7 +736,7 @@ def class_round_start(*, run: ClassRun, by: Any) -> list[ClassDuel]:
             setup["cards_per_player"] = classroom.hand_size(len(setup["cards"]), wanted)
             seated = [by_id[int(pk)] for pk in pair]
             setup["players"] = [
-                {"id": f"p{seat + 1}", "name": student.nickname} for seat, student in enumerate(seated)
+                _seat(student, player_id=f"p{seat + 1}") for seat, student in enumerate(seated)
             ]
             session = session_create(
                 facilitator=by,
@@ -605,6 +746,7 @@ def class_round_start(*, run: ClassRun, by: Any) -> list[ClassDuel]:
                 seed=rng.randrange(SEED_MAX + 1),
                 allow_guests=lobby.allow_guests,
                 assets=assets,
+                kind=GameSession.Kind.CLASS_DUEL,
             )
             for seat, student in enumerate(seated):
                 Participant.objects.create(
@@ -729,6 +871,7 @@ def practice_start(*, assignment: PracticeAssignment, student: Any, mode: str | 
             variant="duel",
             setup=setup,
             assets=assets,
+            kind=GameSession.Kind.PRACTICE,
         )
         taken = {name.casefold() for name in session.participants.values_list("nickname", flat=True)}
         name = unique_name(display_name(student), taken)
@@ -776,7 +919,7 @@ def practice_due(*, run: PracticeRun, session: GameSession, now: Any = None) -> 
     state = znajznak.state_from_dict(session.state)
     candidates: list[tuple[str, float]] = []
     if state.timer:
-        ends = run.started + timedelta(seconds=float(state.timer))
+        ends = session.time_up_at or run.started + timedelta(seconds=float(state.timer))
         candidates.append(("time_up", (ends - now).total_seconds()))
     since = (now - session.updated).total_seconds()
     if state.phase == znajznak.LOOKING:
@@ -852,6 +995,9 @@ def _practice_result(session: GameSession, state: Any) -> None:
     run.named_wrong = len(mine) - run.named_right
     run.reason = str(outcome.get("reason") or "")
     run.save(update_fields=["finished", "won", "seconds", "named_right", "named_wrong", "reason"])
+    from lms.grading import submission_graded  # homework: the class's gradebook follows
+
+    submission_graded(practice_run=run)
 
 
 # --- the log --------------------------------------------------------------------------------

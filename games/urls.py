@@ -1,6 +1,6 @@
 """Game pages: start a session, join one, play it; class duels; practice alone; polling."""
 
-from django.urls import path
+from django.urls import include, path
 
 from . import views
 
@@ -10,6 +10,7 @@ urlpatterns = [
     path("sessions/new", views.session_new, name="session_new"),
     path("sessions/<int:pk>/", views.session_detail, name="session"),
     path("sessions/<int:pk>/start", views.session_start, name="session_start"),
+    path("sessions/<int:pk>/age-order", views.session_age_order, name="session_age_order"),
     path("sessions/<int:pk>/view.json", views.session_view, name="session_view"),
     path("sessions/<int:pk>/actions", views.session_actions, name="session_actions"),
     path("sessions/<int:pk>/log.json", views.session_log, name="session_log"),
@@ -22,6 +23,9 @@ urlpatterns = [
     path("practice/new", views.practice_new, name="practice_new"),
     path("practice/<str:code>/", views.practice, name="practice"),
     path("practice/<str:code>/results", views.practice_results, name="practice_results"),
+    path("know/", include("games.play.know.urls")),
+    path("knowledge/", include("games.play.knowledge.urls")),
+    path("activity/", include("games.play.activity.urls")),
     path("join", views.join, name="join"),
     path("join/<str:code>", views.join_code, name="join_code"),
 ]

@@ -44,7 +44,7 @@ from games.engines import engine_for
 from games.engines.base import ActionError, InvalidAction
 from games.workshop.selectors import workshop_by_code
 
-from . import selectors, services
+from . import selectors, services, timers
 from .models import GAME_LABELS, ClassRun, GameSession, Participant, PracticeAssignment, PracticeRun
 
 #: Games with a play page of their own; the others show their view as data.
@@ -256,6 +256,7 @@ def session_detail(request: HttpRequest, pk: int) -> HttpResponse:
         if session.is_open:
             return redirect("games:join_code", code=session.join_code)
         raise Http404
+    session = timers.session_time_up_if_due(session)  # note c, even with no worker running
     payload = selectors.session_payload(session=session, participant=participant)
     facilitating = participant.role == Participant.Role.FACILITATOR
     class_run = selectors.class_run_of(session)
@@ -278,7 +279,12 @@ def session_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "actions": reverse("games:session_actions", args=[session.pk]),
             "pictures": reverse("games:session_picture", args=[session.pk, "KEY"]),
             "renderer": static(renderer),
+            # The built deck's card faces (positions and sizes only), drawn like the printed cards.
+            "faces": (session.assets or {}).get("faces"),
         },
+        "age_order_url": reverse("games:session_age_order", args=[session.pk])
+        if facilitating and _age_order_open(session, class_run)
+        else None,
     }
     if facilitating and session.is_open:
         join_url = _absolute_join_url(request, session)
@@ -301,6 +307,55 @@ def session_start(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("games:session", pk=session.pk)
 
 
+def _age_order_open(session: GameSession, class_run: ClassRun | None) -> bool:
+    """The age order matters to ZnajZnak and is set before the game (a class: before a round)."""
+    if session.game != "znajznak" or not session.is_open:
+        return False
+    return class_run is not None or session.status == GameSession.Status.LOBBY
+
+
+@require_http_methods(["GET", "POST"])
+def session_age_order(request: HttpRequest, pk: int) -> HttpResponse:
+    """The facilitator puts the players in age order: "the youngest player" of the rulebook.
+
+    Optional, and only an order (1 = the youngest): nobody is asked for a birth date.
+    """
+    session = get_object_or_404(GameSession, pk=pk)
+    if not request.user.is_authenticated or session.facilitator_id != request.user.pk:
+        raise PermissionDenied
+    class_run = selectors.class_run_of(session)
+    if not _age_order_open(session, class_run):
+        messages.error(request, _("The age order is set before the game starts."))
+        return redirect("games:session", pk=session.pk)
+    players = list(session.participants.filter(role=Participant.Role.PLAYER).order_by("joined_at", "id"))
+    error = None
+    if request.method == "POST":
+        ranks: dict[int, int | None] = {}
+        for player in players:
+            value = request.POST.get(f"rank-{player.pk}", "")
+            ranks[player.pk] = int(value) if value.isdigit() else None
+        try:
+            services.session_age_order_set(session=session, by=request.user, ranks=ranks)
+        except services.SessionError as refusal:
+            error = str(refusal)
+            for player in players:
+                player.age_rank = ranks.get(player.pk)
+        else:
+            messages.success(request, _("The age order is saved."))
+            return redirect("games:session", pk=session.pk)
+    return render(
+        request,
+        "games/age_order.html",
+        {
+            "session": session,
+            "players": players,
+            "places": range(1, len(players) + 1),
+            "error": error,
+        },
+        status=400 if error else 200,
+    )
+
+
 @never_cache
 @require_GET
 def session_view(request: HttpRequest, pk: int) -> JsonResponse:
@@ -308,7 +363,7 @@ def session_view(request: HttpRequest, pk: int) -> JsonResponse:
     participant = _participant(request, pk)
     if participant is None:
         return _json_error(403, "not_a_participant", _("Join the game first."))
-    session = participant.session
+    session = timers.session_time_up_if_due(participant.session)  # note c, even with no worker
     since = request.GET.get("since")
     # A class lobby changes without a version of its own (its duels do): always answer in full.
     unversioned = session.status == GameSession.Status.LOBBY or session.state is None

@@ -9,7 +9,7 @@ Setup::
 
     {"cards": [["s1", "s2", "s3"], ["s1", "s4", "s5"], ...],
      "names": {"s1": {"name": "Choinka bożonarodzeniowa", "alternatives": ["choinka"]}, ...},
-     "players": [{"id": "p1", "name": "Ala", "birth_date": "2012-05-01"}, ...],
+     "players": [{"id": "p1", "name": "Ala", "age_rank": 2}, ...],
      "cards_per_player": 5,
      "timer": 600}
 
@@ -18,7 +18,9 @@ Setup::
   known by their index in this list.
 * ``names``: every symbol key on the cards has a name and optional alternatives.
 * ``players``: seating order, 2-8 (warm-up), exactly 2 (duel: a class plays many
-  duels, each its own game), 3-8 (multiplayer).  ``birth_date`` (YYYY-MM-DD) is optional.
+  duels, each its own game), 3-8 (multiplayer).  Optional, for "the youngest player":
+  ``age_rank`` (1 = the youngest; the facilitator's age order, Talia's default) or
+  ``birth_date`` (YYYY-MM-DD, for logs that carry one).
 * ``cards_per_player``: duel and multiplayer, default 5 ("If the group has more than
   26 people, only four cards are dealt": the session layer decides and passes 4).
   The warm-up deals the whole deck and ignores it.
@@ -43,8 +45,12 @@ Readings where the rulebook is silent or speaks of a table, not a screen:
   the leftover cards stay out of the game (``out``), as do the cards not dealt in the
   duel and multiplayer variants.  A warm-up needs at least two cards a player (with one
   the youngest would win by laying out the first card).
-* "The youngest player": the latest ``birth_date`` when every player concerned has one
-  (same date: earlier in seating order); otherwise the first in seating order.
+* "The youngest player" (Warm-up: who lays the first card; note c: who wins a tie) is
+  decided by the least personal data that does it: the facilitator's age order
+  (``age_rank``, 1 = the youngest) when every player concerned has one; else the latest
+  ``birth_date`` when every player concerned has one; else the first in seating order
+  (in Talia: the order the players joined).  Equal ranks or dates keep seating order.
+  Talia asks nobody for a birth date (``docs/znajznak.md``, "The youngest player").
 * Warm-up: to be "the first to say its name" a player says STOP (points at the symbol)
   and then names it.  A wrong name or "I don't know" only loses the moment: the card
   back is shown (the view reveals the name, as turning the card over does), the card
@@ -69,8 +75,10 @@ Readings where the rulebook is silent or speaks of a table, not a screen:
   (the order of the game log); the README's reading of "the youngest has precedence".
 * Note c: ``time_up`` ends the game at once, even while a player is naming (that naming
   does not count).  The winner has the fewest cards in hand (the stack; in the duel the
-  one card on the table is the same for both); a tie goes to the youngest when the
-  tied players' birth dates are all known, else to the earlier in seating order.
+  one card on the table is the same for both); a tie goes to the youngest (as above:
+  age order, else birth dates, when known for all the tied players), else to the
+  earlier in seating order.  The session layer keeps the time: ``games/timers.py``
+  stores the deadline when a timed game starts and applies ``time_up`` once it passes.
 * Every naming is kept in ``namings`` (player, symbol, typed text, correct, don't know)
   for the quizzes; the winning point on a last card is not a naming.
 """
@@ -139,6 +147,8 @@ class Player:
     id: str
     name: str
     birth_date: str | None = None
+    #: The facilitator's age order: 1 is the youngest ("the youngest player").
+    age_rank: int | None = None
 
 
 @dataclass(frozen=True)
@@ -224,7 +234,7 @@ class State:
                 key: {"name": entry.name, "alternatives": list(entry.alternatives)}
                 for key, entry in self.names.items()
             },
-            "players": [{"id": p.id, "name": p.name, "birth_date": p.birth_date} for p in self.players],
+            "players": [_player_dict(p) for p in self.players],
             "cards_per_player": self.cards_per_player,
             "timer": self.timer,
             "stacks": {pid: list(stack) for pid, stack in zip(ids, self.stacks, strict=True)},
@@ -256,6 +266,13 @@ class State:
             return _state_from_data(data)
         except (KeyError, TypeError, AttributeError, InvalidSetup) as error:
             raise ValueError(f"Not a ZnajZnak state: {error}") from error
+
+
+def _player_dict(player: Player) -> dict[str, Any]:
+    data: dict[str, Any] = {"id": player.id, "name": player.name, "birth_date": player.birth_date}
+    if player.age_rank is not None:
+        data["age_rank"] = player.age_rank
+    return data
 
 
 def _reveal_dict(reveal: Reveal) -> dict[str, Any]:
@@ -413,7 +430,9 @@ def _parse_names(raw: Any, *, needed: Iterable[str]) -> Mapping[str, SymbolName]
 
 def _parse_players(raw: Any) -> tuple[Player, ...]:
     if not isinstance(raw, list):
-        raise InvalidSetup("'players' must be a list of {'id', 'name', 'birth_date'} in seating order.")
+        raise InvalidSetup(
+            "'players' must be a list of {'id', 'name', 'age_rank', 'birth_date'} in seating order."
+        )
     players: list[Player] = []
     for index, entry in enumerate(raw):
         if not isinstance(entry, Mapping) or not isinstance(entry.get("id"), str) or not entry["id"]:
@@ -429,7 +448,14 @@ def _parse_players(raw: Any) -> tuple[Player, ...]:
                 raise InvalidSetup(
                     f"Player {entry['id']!r}: 'birth_date' must be a date like 2012-05-01."
                 ) from None
-        players.append(Player(id=entry["id"], name=name, birth_date=birth_date))
+        age_rank = entry.get("age_rank")
+        if age_rank is not None and (
+            isinstance(age_rank, bool) or not isinstance(age_rank, int) or age_rank < 1
+        ):
+            raise InvalidSetup(
+                f"Player {entry['id']!r}: 'age_rank' must be a whole number from 1 (the youngest)."
+            )
+        players.append(Player(id=entry["id"], name=name, birth_date=birth_date, age_rank=age_rank))
     ids = [player.id for player in players]
     if len(set(ids)) != len(ids):
         raise InvalidSetup("Player ids must be different.")
@@ -534,15 +560,24 @@ def _deal(
 def _youngest_first(state: State, ids: Iterable[str]) -> list[str]:
     """Note b/c: "the youngest player has precedence"; "In case of a tie, the youngest player wins".
 
-    Youngest = latest birth date, when every player concerned has one (same date: earlier
-    seat); otherwise seating order.
+    Youngest = the lowest ``age_rank`` when every player concerned has one; else the
+    latest birth date when every player concerned has one; otherwise seating order.
+    Equal ranks or dates keep seating order.
+
+    >>> setup = _example_setup()
+    >>> setup["players"] = [{"id": "p1", "age_rank": 2}, {"id": "p2", "age_rank": 1}]
+    >>> _youngest_first(new_game(setup, seed=1, variant="duel"), ["p1", "p2"])
+    ['p2', 'p1']
     """
     seats = {p.id: seat for seat, p in enumerate(state.players)}
     chosen = sorted(ids, key=seats.__getitem__)
+    ranks = {p.id: p.age_rank for p in state.players}
     births = {p.id: p.birth_date for p in state.players}
+    # sorted() is stable: equal ranks or birth days keep their seating order.
+    if all(ranks[pid] is not None for pid in chosen):
+        return sorted(chosen, key=lambda pid: int(ranks[pid] or 0))
     if all(births[pid] is not None for pid in chosen):
-        # sorted() is stable: players born the same day keep their seating order.
-        chosen = sorted(chosen, key=lambda pid: _days(births[pid]))
+        return sorted(chosen, key=lambda pid: _days(births[pid]))
     return chosen
 
 

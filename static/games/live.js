@@ -36,9 +36,15 @@ let pollTimer = null;
 let stopped = false;
 let renderer = null;
 
+// A built deck's card faces, by the card's symbols sorted and joined with commas:
+// [[key, x, y, size, rotation], ...] in card widths (content.decks.layout). None: a grid.
+const faces = live.faces && live.faces.cards ? live.faces : null;
+
 const context = {
   act,
   picture: (key) => live.pictures.replace("KEY", encodeURIComponent(key)),
+  face: (symbols) => (faces ? faces.cards[[...symbols].sort().join(",")] || null : null),
+  faceShape: faces ? faces.shape : null,
   t,
 };
 
@@ -64,6 +70,7 @@ function accept(next) {
   if (follow()) return;
   draw();
   schedulePractice();
+  syncTimer();
 }
 
 // Class duels: a student's page goes where the server says their game now is.
@@ -146,6 +153,17 @@ function keepFocusAndInput(redraw) {
   }
 }
 
+// Written out so that makemessages finds each one (games.models.Participant.Role).
+function roleLabel(role) {
+  switch (role) {
+    case "facilitator": return t("facilitator");
+    case "spectator": return t("spectator");
+    case "bot": return t("simulated opponent");
+    case "player": return t("player");
+    default: return role;
+  }
+}
+
 function draw() {
   root.dataset.status = payload.status;
   root.querySelectorAll("[data-when]").forEach((element) => {
@@ -158,7 +176,7 @@ function draw() {
       if (person.role !== "player") {
         const role = document.createElement("span");
         role.className = "muted";
-        role.textContent = ` (${t(person.role)})`;
+        role.textContent = ` (${roleLabel(person.role)})`;
         item.append(role);
       }
       if (person.nickname === payload.you.nickname) item.classList.add("you");
@@ -169,6 +187,66 @@ function draw() {
   if ((payload.view || payload.class) && renderer) {
     keepFocusAndInput(() => announce(renderer.render(board, payload, context)));
   }
+}
+
+// --- the timer (ZnajZnak note c) ----------------------------------------------------------------
+//
+// Every payload carries the seconds left by the server's clock; the page counts down from
+// the latest figure (a monotonic clock, so a changed system time does not matter). When it
+// reaches zero the page asks the server, which ends the game by time if no worker has yet:
+// everyone then sees the end, whoever asked first. Screen readers hear one minute left
+// and the end, not every second.
+
+const timerBox = document.getElementById("timer");
+const timerClock = document.getElementById("timer-clock");
+let timerEnds = null;
+let timerTick = null;
+let timerAsked = 0;
+let minuteAnnounced = false;
+
+function clockText(seconds) {
+  const whole = Math.max(0, Math.ceil(seconds));
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+}
+
+function syncTimer() {
+  const timer = payload.timer;
+  const running = Boolean(timer && timer.running && payload.status === "running");
+  if (timerBox) timerBox.hidden = !running;
+  clearInterval(timerTick);
+  timerTick = null;
+  if (!running) {
+    timerEnds = null;
+    return;
+  }
+  timerEnds = performance.now() + timer.remaining * 1000;
+  tickTimer();
+  timerTick = setInterval(tickTimer, 250);
+}
+
+function tickTimer() {
+  if (timerEnds === null) return;
+  const left = (timerEnds - performance.now()) / 1000;
+  const text = clockText(left);
+  if (timerClock && timerClock.textContent !== text) {
+    timerClock.textContent = text;
+    timerClock.setAttribute("aria-label", format(t("%(time)s left"), { time: text }));
+  }
+  if (timerBox) timerBox.classList.toggle("ending", left <= 60);
+  if (left <= 60 && left > 1 && !minuteAnnounced) {
+    minuteAnnounced = true;
+    announce(left > 55 ? t("One minute left.") : format(t("%(time)s left."), { time: text }));
+  }
+  // Ask the server once the time is up, then every few seconds until the end arrives.
+  const now = performance.now();
+  if (left <= 0 && now - timerAsked > 3000) {
+    timerAsked = now;
+    poll();
+  }
+}
+
+function format(text, values) {
+  return text.replace(/%\((\w+)\)s/g, (_, key) => String(values[key] ?? ""));
 }
 
 // --- acting ----------------------------------------------------------------------------------
@@ -288,6 +366,7 @@ renderer = await import(live.renderer);
 if (!follow()) {
   draw();
   schedulePractice();
+  syncTimer();
   if (payload.practice) {
     drawClock();
     clockTimer = setInterval(drawClock, 1000);

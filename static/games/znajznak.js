@@ -27,11 +27,27 @@ function playerName(view, id) {
   return seat ? seat.name : id;
 }
 
+// A card from a built deck is drawn like the printed one: round (or square), each picture
+// at its place, size and turn from the deck's layout (content.decks.layout, card widths).
+// Keyboard order runs in rows from the top left, as one reads the card. Without a layout
+// (a game made from a symbol set) the pictures stand in a grid.
+function placedSymbols(symbols, ctx) {
+  const placements = ctx.face ? ctx.face(symbols) : null;
+  if (!placements || placements.length !== symbols.length) return null;
+  const rows = (p) => Math.round(p[2] * 5);
+  return [...placements].sort((a, b) => rows(a) - rows(b) || a[1] - b[1]);
+}
+
 function card(symbols, { label, owner, ctx, canStop, highlight, cardKey }) {
-  const list = el("ul", { className: "symbols", "aria-label": label });
-  symbols.forEach((key, index) => {
+  const placed = placedSymbols(symbols, ctx);
+  const list = el("ul", {
+    className: placed ? `symbols face ${ctx.faceShape === "square" ? "square" : "round"}` : "symbols",
+    "aria-label": label,
+  });
+  const keys = placed ? placed.map((p) => p[0]) : symbols;
+  keys.forEach((key, index) => {
     const alt = format(ctx.t("Symbol %(n)s of %(count)s on %(card)s"), {
-      n: index + 1, count: symbols.length, card: owner,
+      n: index + 1, count: keys.length, card: owner,
     });
     const picture = el("img", { src: ctx.picture(key), alt, loading: "lazy", width: 96, height: 96 });
     let item;
@@ -46,7 +62,17 @@ function card(symbols, { label, owner, ctx, canStop, highlight, cardKey }) {
       item = el("span", { className: "symbol" }, picture);
     }
     if (key === highlight) item.classList.add("pointed");
-    list.append(el("li", {}, item));
+    const entry = el("li", {}, item);
+    if (placed) {
+      const [, x, y, size, rotation] = placed[index];
+      // Percentages of the card: the face scales with the screen, from a phone to the projector.
+      entry.style.setProperty("left", `${((x - size / 2) * 100).toFixed(3)}%`);
+      entry.style.setProperty("top", `${((y - size / 2) * 100).toFixed(3)}%`);
+      entry.style.setProperty("width", `${(size * 100).toFixed(3)}%`);
+      entry.style.setProperty("height", `${(size * 100).toFixed(3)}%`);
+      picture.style.setProperty("transform", `rotate(${rotation}deg)`);
+    }
+    list.append(entry);
   });
   return list;
 }
@@ -149,6 +175,7 @@ export function render(root, payload, ctx) {
   if (view.terminal) {
     parts.push(outcomePanel(view, ctx));
     news = format(ctx.t("%(who)s wins!"), { who: view.outcome.winner ? playerName(view, view.outcome.winner) : "" });
+    if (view.outcome.reason === "time_up") news = `${ctx.t("Time is up.")} ${news}`;
   }
   const reveal = revealPanel(view, ctx);
   if (reveal) {

@@ -1,0 +1,65 @@
+"""The play pages' JavaScript strings are in the Polish ``djangojs`` catalogue, translated and compiled.
+
+``manage.py makemessages -d djangojs`` finds ``gettext("…")``, ``t("…")`` and ``ctx.t("…")``
+(``games/management/commands/makemessages.py``); ``locale/pl/LC_MESSAGES/djangojs.mo`` is
+what the ``javascript-catalog`` view serves.
+"""
+
+from __future__ import annotations
+
+import gettext
+import re
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import get_commands, load_command_class
+
+LOCALE = Path(settings.BASE_DIR) / "locale" / "pl" / "LC_MESSAGES"
+SCRIPTS = ["static/games/live.js", "static/games/znajznak.js"]
+CALL = re.compile(r"""(?<![\w$])(?:ctx\.)?(?:t|gettext)\(\s*"((?:[^"\\]|\\.)*)"\s*\)""")
+
+
+def strings_in(path: str) -> set[str]:
+    text = (Path(settings.BASE_DIR) / path).read_text(encoding="utf-8")
+    return {
+        match.encode().decode("unicode_escape").encode("latin-1").decode() for match in CALL.findall(text)
+    }
+
+
+@pytest.fixture(scope="module")
+def polish() -> gettext.GNUTranslations:
+    with (LOCALE / "djangojs.mo").open("rb") as compiled:
+        return gettext.GNUTranslations(compiled)
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_every_string_of_the_play_page_scripts_has_a_polish_translation(script, polish):
+    strings = strings_in(script)
+    assert strings, f"{script}: no translatable strings found (the pattern is out of date?)"
+    untranslated = sorted(s for s in strings if polish.gettext(s) == s)
+    assert not untranslated, f"{script}: not in djangojs.mo or not translated: {untranslated}"
+
+
+def test_the_placeholders_survive_translation(polish):
+    for script in SCRIPTS:
+        for text in strings_in(script):
+            assert sorted(re.findall(r"%\(\w+\)s", polish.gettext(text))) == sorted(
+                re.findall(r"%\(\w+\)s", text)
+            )
+
+
+def test_makemessages_reads_t_as_a_keyword_for_javascript_only(monkeypatch):
+    from django.core.management.commands import makemessages
+
+    seen: list[list[str]] = []
+    monkeypatch.setattr(
+        makemessages.Command, "handle", lambda self, *a, **o: seen.append(list(self.xgettext_options))
+    )
+    command = load_command_class(get_commands()["makemessages"], "makemessages")
+
+    command.handle(domain="djangojs")
+    command.handle(domain="django")
+
+    assert "--keyword=t" in seen[0]
+    assert "--keyword=t" not in seen[1]
