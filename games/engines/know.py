@@ -11,7 +11,8 @@ Setup::
     {"teams": [{"id": "team-internal-1", "players": ["p1", "p2"]}, ...],
      "cards_per_team": 3,
      "source": "Our history textbook, chapters 4-6",
-     "facilitator_sees_mapping": false}
+     "facilitator_sees_mapping": false,
+     "resolve_immediately": false}
 
 * ``teams``: two or more teams ("at least one player per Team"); ``id`` is Talia's
   internal id of the team and ``players`` the player ids of its members.  Neither is
@@ -21,8 +22,13 @@ Setup::
 * ``source``: the agreed source of answers, shown to everyone.
 * ``facilitator_sees_mapping``: whether the facilitator's view shows which team chose
   which Team ID (default ``false``).
-* ``players`` (optional, ignored): the session layer's list of who joined; the teams
-  decide who plays.
+* ``resolve_immediately``: ``true`` when every Round Deck is "marked immediately"
+  (Resolution starts as the round closes); ``false`` (default) when decks are "put to one
+  side" and the facilitator resolves each one now or later.
+* ``players`` (optional): the session layer's list of who joined, each a player id or
+  ``{"id", "name"}``.  Ignored when ``teams`` is given; without ``teams`` every player
+  is a team of one (one team device per team, as Talia runs Know in class), the team's
+  internal id being the player's id.  Names are never read.
 
 Actors: a player id (acting for that player's team) or the facilitator, named
 ``"facilitator"`` (``None`` also acts as the facilitator: the session layer's table).
@@ -37,6 +43,7 @@ Actions (``card`` and ``question_number`` are Question Numbers)::
     {"type": "close_submissions"}                                 # facilitator
     {"type": "resolve", "round": 2}                               # facilitator; round optional
     {"type": "mark", "question_number": 7, "best_answers": ["a2"]}  # facilitator / question's team
+    {"type": "close_round"}                                       # facilitator
     {"type": "end_game"}                                          # facilitator
 
 Phases: ``prep`` (ID and Question Prep) -> ``questions`` -> ``answers`` ->
@@ -67,17 +74,22 @@ Readings where the rulebook is silent or speaks of a table, not a screen:
   submitted, a round is made of set-aside questions: each team holding some submits one.
 * After closing, the Round Deck is put to one side; the facilitator resolves it at once
   or later (``resolve``, any deck put to one side, the oldest by default), but not while a
-  round is open.  Resolving shuffles the deck's questions and answers with
+  round is open.  With ``resolve_immediately`` the deck is "marked immediately": closing
+  the round resolves it.  Resolving shuffles the deck's questions and answers with
   ``rng_for(seed, "round", n)`` and reveals them without Team IDs; each answer gets a
   neutral id ``a1``, ``a2``, ... in the shuffled order.
 * Marking: the facilitator (variant ``team_marks``: the question's own team) names the best
   answers of each question; an empty list means no answer earns points.  Each winning
-  team gets max(1, floor((T - 1) / winners)).  The score record changes when the whole
-  deck is marked, not after each question, so a change in score does not point at one
-  answer.  Who marked is not recorded.
+  team gets max(1, floor((T - 1) / winners)).  Disputes: until the facilitator closes the
+  round (``close_round``, once every question of the deck is marked) any question of the
+  deck may be marked again, and the new marking replaces the old one; in ``team_marks``
+  the facilitator may re-mark a question its team has marked (settling a dispute), never
+  mark it first.  The score record changes when the round is closed, not after each
+  question, so a change in score does not point at one answer.  Who marked is not
+  recorded.
 * The game ends when the facilitator ends it (``end_game``: questions already marked in a
   deck being resolved count; decks put to one side are not scored) or when the questions
-  run out (every question card has been marked).
+  run out (every question card has been marked and its round closed).
 
 Anonymity: :func:`player_view` never shows another team's internal id or player ids, nor
 which team chose which Team ID, wrote which question, gave which answer or marked; the
@@ -163,7 +175,9 @@ REPLAY = "set_aside"
 ENDED_BY_FACILITATOR = "ended_by_facilitator"
 QUESTIONS_RAN_OUT = "questions_ran_out"
 
-_SETUP_FIELDS = frozenset({"teams", "cards_per_team", "source", "facilitator_sees_mapping", "players"})
+_SETUP_FIELDS = frozenset(
+    {"teams", "cards_per_team", "source", "facilitator_sees_mapping", "resolve_immediately", "players"}
+)
 _VALID_ANSWER_CARD = "For Answer Cards to be valid they must include the Question Number, Answer and Team ID"
 
 
@@ -255,6 +269,7 @@ class State:
     questions: tuple[QuestionCard, ...]
     rounds: tuple[RoundDeck, ...] = ()
     result: Outcome | None = None
+    resolve_immediately: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The whole state as JSON-ready data (server only: it links everything)."""
@@ -269,6 +284,7 @@ class State:
             "cards_per_team": self.cards_per_team,
             "source": self.source,
             "facilitator_sees_mapping": self.facilitator_sees_mapping,
+            "resolve_immediately": self.resolve_immediately,
             "questions": [
                 {
                     "number": q.number,
@@ -337,6 +353,7 @@ def _state_from_data(data: Mapping[str, Any]) -> State:
         cards_per_team=int(data["cards_per_team"]),
         source=str(data["source"]),
         facilitator_sees_mapping=bool(data["facilitator_sees_mapping"]),
+        resolve_immediately=bool(data.get("resolve_immediately", False)),
         questions=tuple(
             QuestionCard(
                 number=int(q["number"]),
@@ -453,6 +470,23 @@ def _parse_teams(raw: Any) -> tuple[Team, ...]:
     return tuple(teams)
 
 
+def _teams_of_one(raw: Any) -> list[dict[str, Any]]:
+    """Without ``teams``, each joined player is a team of one: the team device."""
+    if not isinstance(raw, list):
+        raise InvalidSetup("'teams' must be a list of at least two teams, each {'id', 'players'}.")
+    teams = []
+    for entry in raw:
+        player = entry.get("id") if isinstance(entry, Mapping) else entry
+        if not isinstance(player, str) or not player:
+            raise InvalidSetup("Each of 'players' must be a player id or {'id', 'name'} with a string id.")
+        teams.append({"id": player, "players": [player]})
+    if len(teams) < 2:
+        raise InvalidSetup(
+            f"Know needs at least two teams: {len(teams)} team device{'s' if len(teams) != 1 else ''} joined."
+        )
+    return teams
+
+
 def new_game(setup: Mapping[str, Any], *, seed: int, variant: str) -> State:
     """Deal the numbered blank Question Cards of a Know game; Question Prep begins.
 
@@ -471,7 +505,13 @@ def new_game(setup: Mapping[str, Any], *, seed: int, variant: str) -> State:
         raise InvalidSetup(
             f"Unknown setup field(s) {', '.join(unknown)}; Know reads {', '.join(sorted(_SETUP_FIELDS))}."
         )
-    teams = _parse_teams(setup.get("teams"))
+    players = setup.get("players")
+    if players is not None and not isinstance(players, list):
+        raise InvalidSetup("'players', when given, must be a list of player ids or {'id', 'name'}.")
+    raw_teams = setup.get("teams")
+    if raw_teams is None and players is not None:
+        raw_teams = _teams_of_one(players)
+    teams = _parse_teams(raw_teams)
     cards_per_team = setup.get("cards_per_team")
     if (
         not isinstance(cards_per_team, int)
@@ -485,9 +525,9 @@ def new_game(setup: Mapping[str, Any], *, seed: int, variant: str) -> State:
     sees_mapping = setup.get("facilitator_sees_mapping", False)
     if not isinstance(sees_mapping, bool):
         raise InvalidSetup("'facilitator_sees_mapping' must be true or false.")
-    players = setup.get("players")
-    if players is not None and not isinstance(players, list):
-        raise InvalidSetup("'players', when given, must be a list (it is not used: the teams say who plays).")
+    immediately = setup.get("resolve_immediately", False)
+    if not isinstance(immediately, bool):
+        raise InvalidSetup("'resolve_immediately' must be true or false.")
     return State(
         variant=variant,
         seed=seed,
@@ -496,6 +536,7 @@ def new_game(setup: Mapping[str, Any], *, seed: int, variant: str) -> State:
         source=source.strip(),
         facilitator_sees_mapping=sees_mapping,
         questions=_deal(teams, cards_per_team, seed),
+        resolve_immediately=immediately,
     )
 
 
@@ -676,7 +717,7 @@ def legal_actions(state: State, player: str | None) -> list[dict[str, Any]]:
     if now == RESOLUTION and resolving is not None and state.variant == "team_marks":
         return [
             {"type": "mark", "question_number": n}
-            for n in _unmarked(resolving)
+            for n in _revealed_questions(resolving)
             if _card_team(state, n) == team.id
         ]
     return []
@@ -697,8 +738,16 @@ def _facilitator_actions(state: State) -> list[dict[str, Any]]:
             actions.append({"type": "start_round"})
         actions.extend({"type": "resolve", "round": d.number} for d in state.rounds if d.status == PUT_ASIDE)
     resolving = _resolving_deck(state)
-    if now == RESOLUTION and resolving is not None and state.variant == "facilitator_marks":
-        actions.extend({"type": "mark", "question_number": n} for n in _unmarked(resolving))
+    if now == RESOLUTION and resolving is not None:
+        # Marking, and re-marking until the round is closed (team_marks: re-marking only).
+        marked = {m.question_number for m in resolving.marks}
+        actions.extend(
+            {"type": "mark", "question_number": n}
+            for n in _revealed_questions(resolving)
+            if state.variant == "facilitator_marks" or n in marked
+        )
+        if not _unmarked(resolving):
+            actions.append({"type": "close_round"})
     actions.append({"type": "end_game"})
     return actions
 
@@ -955,7 +1004,10 @@ def _close_submissions(state: State, acting: str | None, action: Mapping[str, An
         assert card is not None
         state = _replace_card(state, replace(card, status=SET_ASIDE))
     deck = replace(deck, status=PUT_ASIDE if answered else RESOLVED, set_aside=set_aside)
-    return _check_questions_ran_out(_replace_deck(state, deck))
+    state = _replace_deck(state, deck)
+    if answered and state.resolve_immediately:
+        return _reveal(state, deck)
+    return _check_questions_ran_out(state)
 
 
 def _resolve(state: State, acting: str | None, action: Mapping[str, Any]) -> State:
@@ -981,6 +1033,11 @@ def _resolve(state: State, acting: str | None, action: Mapping[str, Any]) -> Sta
         if found is None:
             raise IllegalAction(f"Round {number}'s deck is not waiting to be resolved.")
         deck = found
+    return _reveal(state, deck)
+
+
+def _reveal(state: State, deck: RoundDeck) -> State:
+    """Shuffle a Round Deck put to one side and reveal it, answers under neutral ids."""
     cards: list[str | int] = [f"q{n}" for n in deck.answered]
     cards.extend(range(len(deck.answers)))
     rng_for(state.seed, "round", deck.number).shuffle(cards)
@@ -998,7 +1055,8 @@ def _resolve(state: State, acting: str | None, action: Mapping[str, Any]) -> Sta
 
 def _mark(state: State, acting: str | None, action: Mapping[str, Any]) -> State:
     """Resolution: "mark the answers keeping a public record of scores against Team ID's"; "Best answers
-    receive an equal share of the point pool"."""
+    receive an equal share of the point pool".  A question marked before is re-marked (a dispute),
+    until the round is closed."""
     number = _number(
         action, "question_number", "Say which question you mark: its number in 'question_number'."
     )
@@ -1011,18 +1069,21 @@ def _mark(state: State, acting: str | None, action: Mapping[str, Any]) -> State:
     deck = _resolving_deck(state)
     if deck is None:
         raise IllegalAction("No Round Deck is being resolved.")
+    if number not in _revealed_questions(deck):
+        raise IllegalAction(f"Question {number} is not in the Round Deck being resolved.")
+    marked = number in {m.question_number for m in deck.marks}
     if state.variant == "facilitator_marks":
         _require_facilitator(acting, "marks the answers in this game")
     elif _is_facilitator(acting):
-        raise IllegalAction("In this game each question's own team marks its answers.")
-    if number not in _revealed_questions(deck):
-        raise IllegalAction(f"Question {number} is not in the Round Deck being resolved.")
-    if state.variant == "team_marks":
+        if not marked:
+            raise IllegalAction(
+                "In this game each question's own team marks its answers; the facilitator may "
+                "re-mark a question once it is marked."
+            )
+    else:
         assert acting is not None
         if _team_of(state, acting).id != _card_team(state, number):
             raise IllegalAction(f"Only the team that wrote question {number} marks it.")
-    if number in {m.question_number for m in deck.marks}:
-        raise IllegalAction(f"Question {number} has been marked.")
     answers = {a.id: a for a in deck.answers if a.question_number == number}
     for answer_id in best:
         if answer_id not in answers:
@@ -1037,10 +1098,28 @@ def _mark(state: State, acting: str | None, action: Mapping[str, Any]) -> State:
     card = _card(state, number)
     assert card is not None
     state = _replace_card(state, replace(card, status=MARKED))
-    deck = replace(deck, marks=(*deck.marks, mark))
-    state = _replace_deck(state, deck)
-    if _unmarked(deck):
-        return state
+    # A re-mark replaces the earlier marking of the question, in its place.
+    if marked:
+        marks = tuple(mark if m.question_number == number else m for m in deck.marks)
+    else:
+        marks = (*deck.marks, mark)
+    return _replace_deck(state, replace(deck, marks=marks))
+
+
+def _close_round(state: State, acting: str | None, action: Mapping[str, Any]) -> State:
+    """Resolution ends: "keeping a public record of scores against Team ID's", the deck's points
+    are added all at once; from now on its marking is final."""
+    _check_running(state)
+    _require_facilitator(acting, "closes the round")
+    deck = _resolving_deck(state)
+    if deck is None:
+        raise IllegalAction("No Round Deck is being resolved.")
+    left = _unmarked(deck)
+    if left:
+        raise IllegalAction(
+            f"Mark every question first; {len(left)} question{'s are' if len(left) > 1 else ' is'} "
+            "not marked yet."
+        )
     return _check_questions_ran_out(_score_deck(state, deck))
 
 
@@ -1080,6 +1159,7 @@ _HANDLERS = {
     "close_submissions": _close_submissions,
     "resolve": _resolve,
     "mark": _mark,
+    "close_round": _close_round,
     "end_game": _end_game,
 }
 

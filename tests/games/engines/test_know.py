@@ -39,7 +39,20 @@ GOLDEN = Path(__file__).parent / "golden"
 VARIANTS = ["facilitator_marks", "team_marks"]
 
 # Not in team order alphabetically, so a record sorted by Team ID cannot follow the teams.
-TEAM_IDS = ["Otter", "Heron", "Newt", "Badger", "Lynx", "Falcon", "Ibis", "Marten"]
+TEAM_IDS = [
+    "Otter",
+    "Heron",
+    "Newt",
+    "Badger",
+    "Lynx",
+    "Falcon",
+    "Ibis",
+    "Marten",
+    "Kite",
+    "Vole",
+    "Wren",
+    "Yak",
+]
 
 # --- helpers ----------------------------------------------------------------------------------
 
@@ -50,6 +63,7 @@ def make_setup(
     cards_per_team: int = 2,
     players_per_team: int = 2,
     mapping: bool | None = None,
+    resolve_immediately: bool | None = None,
 ) -> dict[str, Any]:
     setup: dict[str, Any] = {
         "teams": [
@@ -64,6 +78,8 @@ def make_setup(
     }
     if mapping is not None:
         setup["facilitator_sees_mapping"] = mapping
+    if resolve_immediately is not None:
+        setup["resolve_immediately"] = resolve_immediately
     return setup
 
 
@@ -147,6 +163,11 @@ def answer_id(state: State, team: int, number: int) -> str:
 
 def mark(state: State, number: int, best: list[str], by: str = "facilitator") -> State:
     return act(state, by, "mark", question_number=number, best_answers=best)
+
+
+def close(state: State) -> State:
+    """The facilitator closes the round being resolved: its marking is final, its points count."""
+    return fac(state, "close_round")
 
 
 def marker(state: State, number: int) -> str:
@@ -411,7 +432,7 @@ def test_question_round_the_facilitator_may_close_the_question_step_once_a_card_
     assert [state.questions[n - 1].status for n in cards_of(state, 2)] == ["in_hand", "in_hand"]
 
 
-@pytest.mark.parametrize("teams", [2, 3, 4, 5, 6, 7, 8])
+@pytest.mark.parametrize("teams", range(2, 13))
 def test_answer_limit_is_ceiling_of_teams_minus_one_over_two(teams: int) -> None:
     limit = math.ceil((teams - 1) / 2)
     assert answer_limit(teams) == limit
@@ -587,6 +608,8 @@ def test_resolution_may_be_done_immediately_or_later_and_decks_wait_put_to_one_s
     assert_refused(IllegalAction, state, "facilitator", {"type": "start_round"}, "Finish marking")
     for number in state.rounds[1].answered:
         state = mark(state, number, [])
+    assert_refused(IllegalAction, state, "facilitator", {"type": "resolve"}, "Finish marking")
+    state = close(state)
     state = fac(state, "resolve")  # the oldest deck put to one side
     assert [d.status for d in state.rounds] == ["resolving", "resolved"]
     assert_refused(IllegalAction, state, "facilitator", {"type": "resolve", "round": 2}, "Finish marking")
@@ -601,13 +624,15 @@ def test_resolve_names_a_deck_that_is_waiting() -> None:
     state = fac(state, "resolve")
     for number in state.rounds[0].answered:
         state = mark(state, number, [])
+    state = close(state)
     assert_refused(IllegalAction, state, "facilitator", {"type": "resolve"}, "No Round Deck is waiting")
 
 
 @pytest.mark.parametrize(
     ("teams", "winners", "each"),
     [(2, 1, 1), (3, 1, 2), (3, 2, 1), (4, 2, 1), (4, 3, 1), (5, 2, 2), (5, 3, 1), (6, 1, 5), (6, 2, 2),
-     (6, 4, 1), (6, 5, 1), (7, 4, 1), (8, 3, 2), (8, 7, 1)],
+     (6, 4, 1), (6, 5, 1), (7, 4, 1), (8, 3, 2), (8, 7, 1), (9, 4, 2), (10, 3, 3), (11, 4, 2),
+     (12, 5, 2), (12, 11, 1)],
 )  # fmt: skip
 def test_point_pool_of_teams_minus_one_is_shared_each_winner_gets_max_1_floor_pool_over_winners(
     teams: int, winners: int, each: int
@@ -620,7 +645,7 @@ def test_point_pool_of_teams_minus_one_is_shared_each_winner_gets_max_1_floor_po
         state = answer(state, index, number)
     state = fac(fac(state, "close_submissions"), "resolve")
     best = [answer_id(state, index, number) for index in range(1, winners + 1)]
-    state = mark(state, number, best)
+    state = close(mark(state, number, best))
     record = scores(state)
     assert record == {TEAM_IDS[i]: (each if 1 <= i <= winners else 0) for i in range(teams)}
     (question,) = player_view(state, None)["resolutions"][0]["questions"]
@@ -650,6 +675,7 @@ def test_a_question_marked_with_no_best_answer_gives_no_points() -> None:
     state = fac(fac(round_one_answered(3), "close_submissions"), "resolve")
     for number in state.rounds[0].answered:
         state = mark(state, number, [])
+    state = close(state)
     assert set(scores(state).values()) == {0}
     assert all(q["points_each"] == 0 for q in player_view(state, None)["resolutions"][0]["questions"])
 
@@ -661,6 +687,8 @@ def test_the_public_score_record_is_keyed_by_team_id_and_changes_when_the_deck_i
     assert scores(state) == {"Heron": 0, "Newt": 0, "Otter": 0}  # not yet: one question is no answer
     state = mark(state, q2, [answer_id(state, 1, q2)])
     state = mark(state, q0, [])
+    assert scores(state) == {"Heron": 0, "Newt": 0, "Otter": 0}  # not yet: the round is open
+    state = close(state)
     assert scores(state) == {"Heron": 2, "Newt": 0, "Otter": 2}
     assert list(scores(state)) == ["Heron", "Newt", "Otter"]  # by Team ID, not in team order
     assert player_view(state, member(state, 0))["your_team"]["score"] == 2
@@ -708,13 +736,24 @@ def test_mark_refuses_ids_that_do_not_answer_the_question_and_marking_twice() ->
         "ids of the best answers",
     )
     state = mark(state, number, [good])
+    state = close(mark_rest(state, []))
     assert_refused(
         IllegalAction,
         state,
         "facilitator",
         {"type": "mark", "question_number": number, "best_answers": []},
-        "has been marked",
+        "No Round Deck is being resolved",
     )
+
+
+def mark_rest(state: State, best: list[str]) -> State:
+    """Mark every question of the deck being resolved that is not marked yet."""
+    deck = next(d for d in state.rounds if d.status == "resolving")
+    done = {m.question_number for m in deck.marks}
+    for key in deck.revealed:
+        if key.startswith("q") and int(key[1:]) not in done:
+            state = mark(state, int(key[1:]), best, by=marker(state, int(key[1:])))
+    return state
 
 
 def test_facilitator_marks_variant_the_facilitator_marks_and_no_team_does() -> None:
@@ -742,6 +781,8 @@ def test_team_marks_variant_the_question_s_own_team_marks_its_answers() -> None:
     for index in (1, 2):
         number = asked(state, index, 0)
         state = mark(state, number, [answer_id(state, index - 1, number)], by=member(state, index))
+    assert_refused(IllegalAction, state, member(state, 0), {"type": "close_round"}, "Only the facilitator")
+    state = close(state)
     assert scores(state) == {"Heron": 2, "Newt": 2, "Otter": 2}
     assert player_view(state, None)["marking"] == "question_team"
 
@@ -796,7 +837,7 @@ def test_questions_nobody_answered_are_set_aside_and_replayed_once_all_questions
     state = fac(state, "close_submissions")
     assert state.questions[lonely - 1].rounds == (1, 3)
     state = fac(state, "resolve", round=3)
-    state = mark(state, lonely, [answer_id(state, 1, lonely)])
+    state = close(mark(state, lonely, [answer_id(state, 1, lonely)]))
     assert scores(state)["Heron"] == 2
     assert not is_terminal(state)  # round 2's deck and one set-aside question remain
 
@@ -830,6 +871,8 @@ def test_the_game_ends_when_the_questions_run_out_and_the_score_record_is_final(
     state = mark(state, q2, [answer_id(state, 1, q2)])
     assert not is_terminal(state)
     state = mark(state, q0, [answer_id(state, 2, q0)])
+    assert not is_terminal(state)  # every question is marked, but the round is still open
+    state = close(state)
     assert is_terminal(state) and phase(state) == "over"
     assert outcome(state) == {
         "reason": "questions_ran_out",
@@ -847,12 +890,12 @@ def test_the_game_does_not_end_while_set_aside_questions_can_still_be_played() -
     state = submit_questions(started(2, cards_per_team=1))
     state = answer(state, 0, asked(state, 1))
     state = fac(fac(state, "close_submissions"), "resolve")
-    state = mark(state, asked(state, 1, 0), [answer_id(state, 0, asked(state, 1, 0))])
+    state = close(mark(state, asked(state, 1, 0), [answer_id(state, 0, asked(state, 1, 0))]))
     assert not is_terminal(state) and player_view(state, None)["set_aside"] == [asked(state, 0, 0)]
     state = submit_questions(fac(state, "start_round"))
     state = answer(state, 1, asked(state, 0, 0))
     state = fac(fac(state, "close_submissions"), "resolve")
-    state = mark(state, asked(state, 0, 0), [answer_id(state, 1, asked(state, 0, 0))])
+    state = close(mark(state, asked(state, 0, 0), [answer_id(state, 1, asked(state, 0, 0))]))
     assert outcome(state) == {
         "reason": "questions_ran_out",
         "score_record": {"Heron": 1, "Otter": 1},
@@ -981,6 +1024,8 @@ def play_whole_game(
             ids = [a.id or "" for a in state.rounds[deck - 1].answers if a.question_number == number]
             state = mark(state, number, ids[:1], by=marker(state, number))
             check(state)
+        state = close(state)
+        check(state)
     state = fac(state, "start_round")
     check(state)
     state = act(state, member(state, 3), "submit_question", card=asked(state, 3, 1))
@@ -991,6 +1036,8 @@ def play_whole_game(
     check(state)
     number = asked(state, 3, 1)
     state = mark(state, number, [answer_id(state, 0, number)], by=marker(state, number))
+    check(state)
+    state = close(state)
     check(state)
     assert is_terminal(state)
     return state
@@ -1053,7 +1100,9 @@ def test_anonymity_a_view_is_the_same_whichever_other_team_holds_a_team_id() -> 
         state = answer(state, 0, asked(state, 2), text="same")
         state = answer(state, 1, asked(state, 2), text="same")
         state = fac(fac(state, "close_submissions"), "resolve")
-        return mark(state, asked(state, 2, 0), [answer_id(state, 0, asked(state, 2, 0))], by=member(state, 2))
+        return close(
+            mark(state, asked(state, 2, 0), [answer_id(state, 0, asked(state, 2, 0))], by=member(state, 2))
+        )
 
     one, other = game(["Otter", "Heron", "Newt"]), game(["Heron", "Otter", "Newt"])
     for viewer in (member(one, 2), None, "facilitator"):
@@ -1069,8 +1118,8 @@ def test_anonymity_a_view_is_the_same_whichever_other_team_holds_a_team_id() -> 
 def test_anonymity_the_score_record_never_follows_the_team_order() -> None:
     state = started(8)
     record = player_view(state, None)["score_record"]
-    assert list(record) == sorted(TEAM_IDS, key=str.casefold)
-    assert list(record) != TEAM_IDS
+    assert list(record) == sorted(TEAM_IDS[:8], key=str.casefold)
+    assert list(record) != TEAM_IDS[:8]
 
 
 def test_anonymity_refusals_name_no_other_team() -> None:
@@ -1322,6 +1371,7 @@ def random_refusal(state: State, rng: random.Random) -> tuple[str, dict[str, Any
             {"type": "mark", "question_number": number, "best_answers": ["a1"]},
             {"type": "resolve", "round": rng.randint(1, 5)},
             {"type": "write_question", "card": number, "text": "late"},
+            {"type": "close_round"},
         ]
     )
 
@@ -1353,6 +1403,9 @@ def check_invariants(state: State, before: State) -> None:
                 expected.update({team: m.points_each for team in m.winners})
     assert {t.id: t.score for t in state.teams} == {t.id: expected[t.id] for t in state.teams}
     assert all(new.score >= old.score for new, old in zip(state.teams, before.teams, strict=True))
+    # Points awarded never exceed the Point Pool times the questions marked.
+    marked = sum(len(deck.marks) for deck in state.rounds if deck.status == "resolved")
+    assert sum(t.score for t in state.teams) <= point_pool(teams) * marked
     if is_terminal(state):
         result = outcome(state)
         assert result is not None

@@ -1,0 +1,56 @@
+"""Reads for Know in class: the projector's payload (the public view) and who may see what."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from content.models import KnowQuestion
+from games.engines import know
+from games.models import GameSession, Participant
+
+
+def know_public_payload(*, session: GameSession) -> dict[str, Any]:
+    """What the projector shows: the engine's spectator view (``player_view(state, None)``).
+
+    No nicknames, player ids or Team ID mapping: the view has only what every team may see
+    (phase, revealed decks without Team IDs, the score record by Team ID).
+    """
+    view = None
+    if session.state is not None:
+        view = know.player_view(know.state_from_dict(session.state), None)
+    return {
+        "version": session.version,
+        "status": session.status,
+        "game": session.game,
+        "variant": session.variant,
+        "you": {"nickname": "", "player": None, "role": "projector"},
+        "participants": [],
+        "players_joined": session.participants.filter(role=Participant.Role.PLAYER).count(),
+        "view": view,
+        "class": None,
+        "follow": None,
+        "practice": None,
+    }
+
+
+def know_facilitator_of(*, session: GameSession, user: Any) -> bool:
+    """Whether ``user`` runs ``session`` (the facilitator participant)."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return session.participants.filter(user=user, role=Participant.Role.FACILITATOR).exists()
+
+
+def know_log_downloadable(*, session: GameSession, participant: Participant | None) -> bool:
+    """A Know log says which player chose which Team ID and wrote which answer
+    (``docs/replay.md``, Know): only the facilitator of a game set up to show the Team-ID
+    mapping may download it, once the game is over."""
+    return (
+        participant is not None
+        and participant.role == Participant.Role.FACILITATOR
+        and session.status == GameSession.Status.FINISHED
+        and bool((session.setup or {}).get("facilitator_sees_mapping"))
+    )
+
+
+def know_questions_kept(*, session: GameSession) -> int:
+    return KnowQuestion.objects.filter(created_from=session).count()
