@@ -1,0 +1,968 @@
+"""Quizzes: what was played becomes a quiz, generated from plain data and graded here.
+
+Issue 8 (post-game quizzes) and the ZnajZnak rulebook's teacher's notes ask for a
+follow-up quiz that checks what was learned.  This module takes an item :class:`Pool`
+(symbols with their names, accepted alternative names, periods, themes, description,
+outline and picture key; Knowledge? quiz cards; Know questions with their best-marked
+answers), a seed and the number of items wanted of each kind, and returns the items,
+always the same for the same pool, counts and seed.
+
+Item kinds (``KINDS``) and how each is graded (:func:`grade`):
+
+* ``picture_name``: a symbol's picture, pick its name among 4 (3 distractors, at least 2).
+  Right or wrong.
+* ``picture_name_typed``: a symbol's picture, type its name.  It counts exactly as a
+  naming in play does (:func:`games.engines.names.name_matches`: case, Polish diacritics,
+  punctuation and spaces ignored; the accepted alternative names count).
+* ``name_picture``: a symbol's name, pick its picture among 4.
+* ``periods``: a symbol (name and picture), tick every period it belongs to.  Partial
+  credit: every period ticked rightly earns ``1/n`` of the point (``n`` = the symbol's
+  periods), every period ticked wrongly takes ``1/n`` away, never below 0.  So all the
+  right periods and no other is the full point; nothing ticked is 0.
+* ``text_symbol``: a symbol's explanatory description or historical outline with its
+  name (and the alternative names, inflected forms included) blanked out as ``___``;
+  pick the symbol's name among 4.  A text still showing the name is never used.
+* ``knowledge``: a Knowledge? quiz card's front; the answer is a number 0–5, a letter
+  A–E or a colour, "checked against the card" (Knowledge? rulebook, The Quiz Cards).
+  A card listing several letters or colours ("C/D") takes any one of them as right:
+  at the table they mean "the nearest available of these", and any of them moves the
+  marker.
+* ``know``: a question written in a Know game; the student types the answer.  An answer
+  matching one of the best-marked answers (compared as names are) is marked right at once;
+  anything else non-empty waits for the teacher's mark (``needs_marking``).
+* ``connect``: "Connect the symbols": a handful of symbols (4–6) sorted into 2–3 groups by
+  a key (their period or theme); each symbol belongs to exactly one of the groups shown.
+  One point per symbol placed rightly.
+
+Rules every quiz keeps (tested as properties in ``tests/games/engines``):
+
+* determinism: same pool, counts and seed give the same items;
+* no repeats: a symbol, card or question is the subject of at most one item (a connect
+  item's symbols included), so one item never answers another;
+* no item pairs a symbol's name with its picture (``periods`` and ``connect`` show names
+  only), so the pictures of one item never tell the answer of another;
+* no leaks: no distractor equals the answer or one of its accepted names (compared as
+  names are), no two options read the same; the public ``prompt`` of an item holds no
+  answer, no symbol key and no picture key: pictures are named by tokens (``q`` for the
+  prompt's picture, the option id otherwise) that only the secret ``key`` resolves;
+* a pool too small for what was asked raises :class:`QuizTooSmall`, saying which kind,
+  how many were asked and how many the pool allows.
+
+Example::
+
+    >>> pool = Pool(symbols=tuple(
+    ...     SymbolEntry(key=f"symbol:{n}", name=f"Name {n}", periods=("prl",), picture=f"p{n}")
+    ...     for n in range(1, 7)), periods=(Label("prl", "PRL"),))
+    >>> quiz = generate(pool, {"picture_name": 2}, seed=1)
+    >>> [item.kind for item in quiz]
+    ['picture_name', 'picture_name']
+    >>> grade(quiz[0], {"choice": quiz[0].key["answer"]}).score
+    1.0
+
+Pure Python, standard library only.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from random import Random
+from typing import Any
+
+from .base import rng_for
+from .names import name_matches, normalise_name
+
+__all__ = [
+    "KINDS",
+    "Grade",
+    "InvalidAnswer",
+    "Item",
+    "KnowEntry",
+    "KnowledgeEntry",
+    "Label",
+    "Part",
+    "Pool",
+    "QuizTooSmall",
+    "SymbolEntry",
+    "answer_clean",
+    "capacity",
+    "counts_plan",
+    "generate",
+    "grade",
+    "item_new",
+    "redact",
+]
+
+PICTURE_NAME = "picture_name"
+PICTURE_NAME_TYPED = "picture_name_typed"
+NAME_PICTURE = "name_picture"
+PERIODS = "periods"
+TEXT_SYMBOL = "text_symbol"
+KNOWLEDGE = "knowledge"
+KNOW = "know"
+CONNECT = "connect"
+
+#: Every item kind, in the order a quiz is filled (the kinds needing most of the pool first).
+KINDS = (CONNECT, NAME_PICTURE, PERIODS, TEXT_SYMBOL, PICTURE_NAME, PICTURE_NAME_TYPED, KNOWLEDGE, KNOW)
+SYMBOL_KINDS = frozenset({CONNECT, NAME_PICTURE, PERIODS, TEXT_SYMBOL, PICTURE_NAME, PICTURE_NAME_TYPED})
+
+OPTIONS = 4
+MIN_OPTIONS = 3
+OPTION_IDS = "abcdef"
+CONNECT_SIZES = (6, 5, 4)
+NUMBERS = (0, 1, 2, 3, 4, 5)
+LETTERS = ("A", "B", "C", "D", "E")
+COLOURS = ("red", "yellow", "green", "blue", "white")
+BLANK = "___"
+
+
+class QuizTooSmall(ValueError):
+    """The pool cannot give as many items of ``kind`` as were asked.
+
+    ``available`` is how many it can give (given the items already chosen).
+    """
+
+    def __init__(self, kind: str, wanted: int, available: int, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.wanted = wanted
+        self.available = available
+
+
+class InvalidAnswer(ValueError):
+    """An answer does not fit its item (wrong shape or an option the item does not have)."""
+
+
+@dataclass(frozen=True)
+class Label:
+    """A period or theme: its key and the label shown."""
+
+    key: str
+    label: str
+
+
+@dataclass(frozen=True)
+class SymbolEntry:
+    """A ZnajZnak symbol as the quiz needs it; ``key`` is its progress item key.
+
+    ``picture`` is an opaque picture key ("" for none) that stays on the server.
+    ``weight`` > 1 makes the symbol likelier to be asked (named wrongly in play, say).
+    """
+
+    key: str
+    name: str
+    alternatives: tuple[str, ...] = ()
+    periods: tuple[str, ...] = ()
+    themes: tuple[str, ...] = ()
+    description: str = ""
+    outline: str = ""
+    picture: str = ""
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class KnowledgeEntry:
+    """A Knowledge? quiz card: ``answer`` is 0–5 (number) or letters/colours."""
+
+    key: str
+    category: str
+    front: str
+    answer: int | tuple[str, ...]
+    back: str = ""
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class KnowEntry:
+    """A Know question with the answers its marking named best (maybe none)."""
+
+    key: str
+    question: str
+    best_answers: tuple[str, ...] = ()
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class Pool:
+    symbols: tuple[SymbolEntry, ...] = ()
+    knowledge: tuple[KnowledgeEntry, ...] = ()
+    know: tuple[KnowEntry, ...] = ()
+    periods: tuple[Label, ...] = ()
+    themes: tuple[Label, ...] = ()
+
+    def symbol(self, key: str) -> SymbolEntry:
+        for entry in self.symbols:
+            if entry.key == key:
+                return entry
+        raise KeyError(key)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One quiz item: ``prompt`` is public, ``key`` secret (answer, subjects, pictures).
+
+    ``key["subjects"]`` are the progress item keys the item asks about.
+    """
+
+    kind: str
+    prompt: Mapping[str, Any]
+    key: Mapping[str, Any]
+    points: int = 1
+
+    @property
+    def subjects(self) -> tuple[str, ...]:
+        return tuple(self.key.get("subjects", ()))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "prompt": dict(self.prompt), "key": dict(self.key), "points": self.points}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Item:
+        return cls(kind=str(data["kind"]), prompt=data["prompt"], key=data["key"], points=int(data["points"]))
+
+
+@dataclass(frozen=True)
+class Part:
+    """Feedback on one part of an answer: what was asked, given and expected."""
+
+    label: str
+    correct: bool
+    given: str
+    expected: str
+
+
+@dataclass(frozen=True)
+class Grade:
+    """``score`` of ``points``; ``fraction`` is what progress records (0–1)."""
+
+    score: float
+    points: int
+    needs_marking: bool = False
+    parts: tuple[Part, ...] = field(default=())
+
+    @property
+    def fraction(self) -> float:
+        return self.score / self.points if self.points else 0.0
+
+
+# --- names and texts ----------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=65536)
+def _normal(text: str) -> str:
+    return normalise_name(text)
+
+
+@lru_cache(maxsize=16384)
+def _names_of(entry: SymbolEntry) -> frozenset[str]:
+    """The compared forms of a symbol's name and alternative names (as ``name_matches`` does)."""
+    forms = (_normal(name).replace(" ", "") for name in (entry.name, *entry.alternatives))
+    return frozenset(form for form in forms if form)
+
+
+def _same_name(a: SymbolEntry, b: SymbolEntry) -> bool:
+    """Whether ``a`` and ``b`` could be taken for one another by their names (or aliases):
+    one of ``a``'s names typed for ``b`` would count (``names.name_matches``)."""
+    return not _names_of(a).isdisjoint(_names_of(b))
+
+
+@lru_cache(maxsize=262144)
+def _similarity(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, _normal(a), _normal(b)).ratio()
+
+
+_UNDECOMPOSABLE = str.maketrans({"ł": "l", "Ł": "l", "đ": "d", "ø": "o", "æ": "a", "œ": "o"})
+
+
+def _fold_char(char: str) -> str:
+    """One character, casefolded and without its accent; always exactly one character."""
+    base = unicodedata.normalize("NFKD", char.translate(_UNDECOMPOSABLE))
+    kept = "".join(c for c in base if unicodedata.category(c) not in ("Mn", "Me")).casefold()
+    return kept[:1] if kept else char.casefold()[:1] or " "
+
+
+def _word_pattern(word: str) -> str:
+    """A word and its inflected forms: "krajowa" also matches "krajowej", "armia" "armii"."""
+    if len(word) <= 3:
+        return re.escape(word)
+    stem = word[: max(3, len(word) - 2)]
+    return re.escape(stem) + r"\w*"
+
+
+def redact(text: str, names: Iterable[str]) -> str:
+    """``text`` with every one of ``names`` (inflected, any case or accents) blanked out.
+
+    >>> redact("Żołnierze Armii Krajowej walczyli.", ["Armia Krajowa", "AK"])
+    'Żołnierze ___ walczyli.'
+    >>> redact("Symbol AK na murze.", ["Armia Krajowa", "AK"])
+    'Symbol ___ na murze.'
+    """
+    folded = "".join(_fold_char(char) for char in text)
+    spans: list[tuple[int, int]] = []
+    for name in names:
+        words = normalise_name(name).split()
+        if not words:
+            continue
+        pattern = r"(?<!\w)" + r"[\W_]*".join(_word_pattern(word) for word in words) + r"(?!\w)"
+        spans.extend(match.span() for match in re.finditer(pattern, folded))
+    if not spans:
+        return text
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    out, last = [], 0
+    for start, end in merged:
+        out.append(text[last:start])
+        out.append(BLANK)
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _mentions(text: str, entry: SymbolEntry) -> bool:
+    """Whether ``text`` still shows the symbol's name or an alternative name."""
+    haystack = " " + normalise_name(text) + " "
+    return any(
+        f" {normalise_name(name)} " in haystack
+        for name in (entry.name, *entry.alternatives)
+        if normalise_name(name)
+    )
+
+
+# --- choosing -----------------------------------------------------------------------------------
+
+
+def _weighted_order(entries: Sequence[Any], rng: Random) -> list[Any]:
+    """``entries`` in a random order where heavier ones tend to come first.
+
+    Efraimidis–Spirakis: each entry draws ``u ** (1 / weight)``; the largest come first.
+    """
+    keyed = []
+    for index, entry in enumerate(entries):
+        weight = max(float(entry.weight), 1e-6)
+        keyed.append((rng.random() ** (1.0 / weight), -index, entry))
+    keyed.sort(key=lambda triple: (triple[0], triple[1]), reverse=True)
+    return [entry for _, _, entry in keyed]
+
+
+def _plausibility(answer: SymbolEntry, other: SymbolEntry) -> float:
+    """How easily ``other`` is mistaken for ``answer``: same period, same theme, similar name."""
+    score = 0.0
+    if set(answer.periods) & set(other.periods):
+        score += 2.0
+    if set(answer.themes) & set(other.themes):
+        score += 2.0
+    score += 2.0 * _similarity(answer.name, other.name)
+    return score
+
+
+def _distractors(
+    answer: SymbolEntry, pool: Pool, rng: Random, *, need_picture: bool, wanted: int = OPTIONS - 1
+) -> list[SymbolEntry]:
+    """Up to ``wanted`` plausible wrong options: never the answer or a name taken for it."""
+    candidates = [
+        other
+        for other in pool.symbols
+        if other.key != answer.key
+        and not _same_name(answer, other)
+        and (not need_picture or (other.picture and other.picture != answer.picture))
+    ]
+    # The most plausible, with a random tie-break so that a set of lookalikes is not always
+    # offered in the same company.
+    ranked = sorted(candidates, key=lambda other: (-_plausibility(answer, other), rng.random()))
+    chosen: list[SymbolEntry] = []
+    for other in ranked[: wanted * 2] + ranked[wanted * 2 :]:
+        if len(chosen) == wanted:
+            break
+        if any(_same_name(other, taken) for taken in chosen):
+            continue
+        if need_picture and any(other.picture == taken.picture for taken in chosen):
+            continue
+        chosen.append(other)
+    return chosen
+
+
+def _options(answer: Any, distractors: Sequence[Any], rng: Random) -> tuple[list[tuple[str, Any]], str]:
+    """Shuffle answer and distractors; label them a, b, c...; return them and the answer's id."""
+    entries = [answer, *distractors]
+    rng.shuffle(entries)
+    labelled = [(OPTION_IDS[index], entry) for index, entry in enumerate(entries)]
+    answer_id = next(option for option, entry in labelled if entry is answer)
+    return labelled, answer_id
+
+
+# --- one item of each kind ----------------------------------------------------------------------
+
+
+def _period_labels(pool: Pool) -> dict[str, str]:
+    return {label.key: label.label for label in pool.periods}
+
+
+def _theme_labels(pool: Pool) -> dict[str, str]:
+    return {label.key: label.label for label in pool.themes}
+
+
+def _picture_name(entry: SymbolEntry, pool: Pool, rng: Random, typed: bool) -> Item | None:
+    if not entry.picture:
+        return None
+    if typed:
+        return Item(
+            PICTURE_NAME_TYPED,
+            {"picture": "q"},
+            {
+                "subjects": [entry.key],
+                "name": entry.name,
+                "alternatives": list(entry.alternatives),
+                "pictures": {"q": entry.picture},
+            },
+        )
+    distractors = _distractors(entry, pool, rng, need_picture=False)
+    if len(distractors) < MIN_OPTIONS - 1:
+        return None
+    options, answer = _options(entry, distractors, rng)
+    return Item(
+        PICTURE_NAME,
+        {"picture": "q", "options": [{"id": option, "text": other.name} for option, other in options]},
+        {"subjects": [entry.key], "answer": answer, "name": entry.name, "pictures": {"q": entry.picture}},
+    )
+
+
+def _name_picture(entry: SymbolEntry, pool: Pool, rng: Random) -> Item | None:
+    if not entry.picture:
+        return None
+    distractors = _distractors(entry, pool, rng, need_picture=True)
+    if len(distractors) < MIN_OPTIONS - 1:
+        return None
+    options, answer = _options(entry, distractors, rng)
+    return Item(
+        NAME_PICTURE,
+        {"name": entry.name, "options": [{"id": option, "picture": option} for option, _ in options]},
+        {
+            "subjects": [entry.key],
+            "answer": answer,
+            "name": entry.name,
+            "pictures": {option: other.picture for option, other in options},
+            "names": {option: other.name for option, other in options},
+        },
+    )
+
+
+def _periods(entry: SymbolEntry, pool: Pool) -> Item | None:
+    labels = _period_labels(pool)
+    right = [period for period in labels if period in entry.periods]
+    if not right or len(labels) < 2:
+        return None
+    # The name only: a picture beside it would answer another item's "which picture".
+    prompt: dict[str, Any] = {
+        "name": entry.name,
+        "options": [{"id": key, "label": label} for key, label in labels.items()],
+    }
+    return Item(PERIODS, prompt, {"subjects": [entry.key], "answer": right, "name": entry.name})
+
+
+def _text_symbol(entry: SymbolEntry, pool: Pool, rng: Random) -> Item | None:
+    names = (entry.name, *entry.alternatives)
+    texts = [("outline", entry.outline), ("description", entry.description)]
+    rng.shuffle(texts)
+    for source, text in texts:
+        if not text.strip():
+            continue
+        shown = redact(text, names)
+        if _mentions(shown, entry) or not normalise_name(shown.replace(BLANK, " ")):
+            continue
+        distractors = _distractors(entry, pool, rng, need_picture=False)
+        if len(distractors) < MIN_OPTIONS - 1:
+            return None
+        options, answer = _options(entry, distractors, rng)
+        return Item(
+            TEXT_SYMBOL,
+            {
+                "source": source,
+                "text": shown,
+                "options": [{"id": o, "text": other.name} for o, other in options],
+            },
+            {"subjects": [entry.key], "answer": answer, "name": entry.name},
+        )
+    return None
+
+
+def _knowledge_options(category: str) -> list[str]:
+    if category == "number":
+        return [str(number) for number in NUMBERS]
+    return list(LETTERS if category == "letter" else COLOURS)
+
+
+def _knowledge(entry: KnowledgeEntry) -> Item | None:
+    if entry.category not in ("number", "letter", "colour") or not entry.front.strip():
+        return None
+    answer = [str(entry.answer)] if isinstance(entry.answer, int) else [str(a) for a in entry.answer]
+    if not answer or any(value not in _knowledge_options(entry.category) for value in answer):
+        return None
+    return Item(
+        KNOWLEDGE,
+        {"category": entry.category, "text": entry.front, "options": _knowledge_options(entry.category)},
+        {"subjects": [entry.key], "answer": answer, "back": entry.back},
+    )
+
+
+def _know(entry: KnowEntry) -> Item | None:
+    if not entry.question.strip():
+        return None
+    return Item(
+        KNOW,
+        {"text": entry.question},
+        {"subjects": [entry.key], "best_answers": [a for a in entry.best_answers if a.strip()]},
+    )
+
+
+def _connect(pool: Pool, free: Sequence[SymbolEntry], rng: Random) -> Item | None:
+    """A handful of symbols sorted into 2–3 groups of one key (period or theme).
+
+    Only symbols belonging to exactly one of the chosen groups are dealt, so every symbol
+    has one right group.
+    """
+    keys = [("period", _period_labels(pool)), ("theme", _theme_labels(pool))]
+    rng.shuffle(keys)
+    ordered = _weighted_order(free, rng)
+    for key_kind, labels in keys:
+        group_keys = list(labels)
+        rng.shuffle(group_keys)
+        for group_count in (3, 2):
+            for start in range(max(0, len(group_keys) - group_count + 1)):
+                groups = group_keys[start : start + group_count]
+                if len(groups) < group_count:
+                    continue
+                members: dict[str, list[SymbolEntry]] = {group: [] for group in groups}
+                for entry in ordered:
+                    held = entry.periods if key_kind == "period" else entry.themes
+                    inside = [group for group in groups if group in held]
+                    if len(inside) == 1:
+                        members[inside[0]].append(entry)
+                if any(len(found) < 2 for found in members.values()):
+                    continue
+                for size in CONNECT_SIZES:
+                    picked = _connect_pick(members, size)
+                    if picked is not None:
+                        return _connect_item(key_kind, labels, groups, picked, rng)
+    return None
+
+
+def _connect_pick(
+    members: Mapping[str, list[SymbolEntry]], size: int
+) -> list[tuple[str, SymbolEntry]] | None:
+    """``size`` symbols, at least two per group, taken round-robin; none sharing a name."""
+    if sum(len(found) for found in members.values()) < size or size < 2 * len(members):
+        return None
+    picked: list[tuple[str, SymbolEntry]] = []
+    queues = {group: list(found) for group, found in members.items()}
+    while len(picked) < size and any(queues.values()):
+        for group, queue in queues.items():
+            while queue and len(picked) < size:
+                entry = queue.pop(0)
+                if not any(_same_name(entry, other) for _, other in picked):
+                    picked.append((group, entry))
+                    break
+    counts = {group: sum(1 for g, _ in picked if g == group) for group in members}
+    if len(picked) < size or min(counts.values()) < 2:
+        return None
+    return picked
+
+
+def _connect_item(
+    key_kind: str,
+    labels: Mapping[str, str],
+    groups: Sequence[str],
+    picked: list[tuple[str, SymbolEntry]],
+    rng: Random,
+) -> Item:
+    rng.shuffle(picked)
+    ids = [f"s{index}" for index in range(1, len(picked) + 1)]
+    # Names only, as for ``periods``: no item pairs a name with its picture.
+    prompt_symbols = [
+        {"id": symbol_id, "name": entry.name} for symbol_id, (_, entry) in zip(ids, picked, strict=True)
+    ]
+    ordered_groups = sorted(groups, key=lambda group: list(labels).index(group))
+    return Item(
+        CONNECT,
+        {
+            "by": key_kind,
+            "groups": [{"id": group, "label": labels[group]} for group in ordered_groups],
+            "symbols": prompt_symbols,
+        },
+        {
+            "subjects": [entry.key for _, entry in picked],
+            "answer": {symbol_id: group for symbol_id, (group, _) in zip(ids, picked, strict=True)},
+            "names": {symbol_id: entry.name for symbol_id, (_, entry) in zip(ids, picked, strict=True)},
+            "symbol_subjects": {
+                symbol_id: entry.key for symbol_id, (_, entry) in zip(ids, picked, strict=True)
+            },
+        },
+        points=len(picked),
+    )
+
+
+def item_new(pool: Pool, kind: str, rng: Random, used: set[str]) -> Item | None:
+    """One new item of ``kind`` about a subject not in ``used`` (``used`` grows), or None.
+
+    >>> pool = Pool(symbols=tuple(SymbolEntry(key=f"symbol:{n}", name=f"S{n}", picture="p")
+    ...     for n in range(3)))
+    >>> item_new(pool, "picture_name_typed", rng_for(1), set()).kind
+    'picture_name_typed'
+    """
+    if kind not in KINDS:
+        raise ValueError(f"Unknown item kind {kind!r}; use one of {', '.join(KINDS)}.")
+    if kind == CONNECT:
+        free = [entry for entry in pool.symbols if entry.key not in used]
+        item = _connect(pool, free, rng)
+    elif kind in SYMBOL_KINDS:
+        item = None
+        for entry in _weighted_order([e for e in pool.symbols if e.key not in used], rng):
+            if kind in (PICTURE_NAME, PICTURE_NAME_TYPED):
+                item = _picture_name(entry, pool, rng, typed=kind == PICTURE_NAME_TYPED)
+            elif kind == NAME_PICTURE:
+                item = _name_picture(entry, pool, rng)
+            elif kind == PERIODS:
+                item = _periods(entry, pool)
+            else:
+                item = _text_symbol(entry, pool, rng)
+            if item is not None:
+                break
+    elif kind == KNOWLEDGE:
+        item = next(
+            (
+                made
+                for e in _weighted_order([e for e in pool.knowledge if e.key not in used], rng)
+                if (made := _knowledge(e))
+            ),
+            None,
+        )
+    else:
+        item = next(
+            (
+                made
+                for e in _weighted_order([e for e in pool.know if e.key not in used], rng)
+                if (made := _know(e))
+            ),
+            None,
+        )
+    if item is not None:
+        used.update(item.subjects)
+    return item
+
+
+TOO_SMALL = {
+    PICTURE_NAME: "symbols with a picture and at least 2 others whose names cannot be taken for theirs",
+    PICTURE_NAME_TYPED: "symbols with a picture",
+    NAME_PICTURE: "symbols with a picture and at least 2 others with different pictures",
+    PERIODS: "symbols with a period (and at least 2 periods to choose from)",
+    TEXT_SYMBOL: (
+        "symbols with a description or outline that still says something once the name is blanked out"
+    ),
+    KNOWLEDGE: "Knowledge? cards",
+    KNOW: "Know questions",
+    CONNECT: "handfuls of 4 symbols in 2 periods or themes (2 per group, each in only one group)",
+}
+
+
+def generate(pool: Pool, counts: Mapping[str, int], seed: int) -> list[Item]:
+    """``counts[kind]`` items of each kind, deterministic for ``seed``, in a shuffled order.
+
+    Raises :class:`QuizTooSmall` for the first kind the pool cannot fill, and ``ValueError``
+    for an unknown kind or a negative count.
+
+    >>> pool = Pool(symbols=(SymbolEntry(key="symbol:1", name="Kotwica", picture="p1"),))
+    >>> generate(pool, {"picture_name_typed": 2}, seed=3)
+    Traceback (most recent call last):
+    ...
+    games.engines.quiz.QuizTooSmall: Only 1 picture → name (typed) item can be made from this pool, \
+not 2: it needs symbols with a picture.
+    """
+    for kind, count in counts.items():
+        if kind not in KINDS:
+            raise ValueError(f"Unknown item kind {kind!r}; use one of {', '.join(KINDS)}.")
+        if not isinstance(count, int) or count < 0:
+            raise ValueError(f"The number of {kind} items must be a whole number, 0 or more.")
+    used: set[str] = set()
+    items: list[Item] = []
+    for kind in KINDS:
+        wanted = counts.get(kind, 0)
+        rng = rng_for(seed, "quiz", kind)
+        made = 0
+        while made < wanted:
+            item = item_new(pool, kind, rng, used)
+            if item is None:
+                raise QuizTooSmall(
+                    kind,
+                    wanted,
+                    made,
+                    f"Only {made} {KIND_LABELS[kind]} item{'' if made == 1 else 's'} can be made "
+                    f"from this pool, not {wanted}: it needs {TOO_SMALL[kind]}.",
+                )
+            items.append(item)
+            made += 1
+    rng_for(seed, "quiz", "order").shuffle(items)
+    return items
+
+
+#: English names of the kinds, for messages (the pages translate their own).
+KIND_LABELS = {
+    PICTURE_NAME: "picture → name",
+    PICTURE_NAME_TYPED: "picture → name (typed)",
+    NAME_PICTURE: "name → picture",
+    PERIODS: "which period",
+    TEXT_SYMBOL: "description → symbol",
+    KNOWLEDGE: "Knowledge? question",
+    KNOW: "Know question",
+    CONNECT: "connect the symbols",
+}
+
+
+def capacity(pool: Pool, seed: int = 0) -> dict[str, int]:
+    """How many items of each kind the pool gives on its own (each kind alone)."""
+    found: dict[str, int] = {}
+    for kind in KINDS:
+        used: set[str] = set()
+        rng = rng_for(seed, "capacity", kind)
+        count = 0
+        while item_new(pool, kind, rng, used) is not None:
+            count += 1
+        found[kind] = count
+    return found
+
+
+#: How a quiz of N items is shared out when the teacher gives only N (weights per kind).
+DEFAULT_MIX = {
+    PICTURE_NAME: 4,
+    PICTURE_NAME_TYPED: 2,
+    NAME_PICTURE: 2,
+    PERIODS: 2,
+    TEXT_SYMBOL: 2,
+    KNOWLEDGE: 4,
+    KNOW: 2,
+    CONNECT: 1,
+}
+
+
+_COST = {CONNECT: CONNECT_SIZES[0]}
+
+
+def counts_plan(
+    pool: Pool, total: int, seed: int = 0, mix: Mapping[str, int] | None = None
+) -> dict[str, int]:
+    """Share ``total`` items among the kinds the pool allows, following ``mix``.
+
+    One item at a time goes to the kind furthest behind its share of ``mix``; a kind the
+    pool cannot feed one more item (given the others) is closed.  Raises
+    :class:`QuizTooSmall` when the pool cannot give ``total`` items at all.
+
+    >>> pool = Pool(symbols=tuple(SymbolEntry(key=f"symbol:{n}", name=f"S{n}", picture=f"{n}")
+    ...     for n in range(5)))
+    >>> counts_plan(pool, 5)
+    {'name_picture': 2, 'picture_name': 2, 'picture_name_typed': 1}
+    """
+    mix = dict(mix or DEFAULT_MIX)
+    if total < 1:
+        raise ValueError("A quiz has at least one item.")
+    plan = {kind: 0 for kind in KINDS}
+    closed: set[str] = set()
+    while sum(plan.values()) < total:
+        open_kinds = [kind for kind in KINDS if mix.get(kind, 0) > 0 and kind not in closed]
+        if not open_kinds:
+            break
+        # A connect item uses up a handful of symbols: it counts as that many items here.
+        kind = min(open_kinds, key=lambda k: (plan[k] * _COST.get(k, 1) / mix[k], KINDS.index(k)))
+        trial = {**plan, kind: plan[kind] + 1}
+        try:
+            generate(pool, trial, seed)
+        except QuizTooSmall:
+            closed.add(kind)
+            continue
+        plan = trial
+    made = sum(plan.values())
+    if made < total and plan[CONNECT]:
+        # A handful of symbols in one connect item may be what the total lacks.
+        try:
+            return counts_plan(pool, total, seed, {**mix, CONNECT: 0})
+        except QuizTooSmall:
+            pass
+    if made < total:
+        raise QuizTooSmall(
+            "",
+            total,
+            made,
+            f"This pool gives only {made} quiz item{'' if made == 1 else 's'}, not {total}: "
+            "add symbols (with pictures, periods and descriptions) or Knowledge? questions.",
+        )
+    return {kind: count for kind, count in plan.items() if count}
+
+
+# --- answers and grading ------------------------------------------------------------------------
+
+
+def _option_ids(item: Item) -> list[str]:
+    return [str(option["id"]) for option in item.prompt.get("options", ())]
+
+
+def answer_clean(item: Item, raw: Any) -> dict[str, Any]:
+    """The answer in its stored form, or :class:`InvalidAnswer` saying what fits.
+
+    Choice kinds take ``{"choice": id}``; ``periods`` ``{"choices": [ids]}``; typed kinds
+    ``{"text": str}``; ``knowledge`` ``{"choice": value}``; ``connect``
+    ``{"groups": {symbol id: group id}}`` (symbols left out are unsorted).  An empty
+    answer (no choice yet) is allowed: it is what autosave stores for a cleared answer.
+    """
+    if not isinstance(raw, Mapping):
+        raise InvalidAnswer("An answer is a JSON object.")
+    kind = item.kind
+    if kind in (PICTURE_NAME, NAME_PICTURE, TEXT_SYMBOL, KNOWLEDGE):
+        choice = raw.get("choice")
+        if choice in (None, ""):
+            return {"choice": None}
+        allowed = list(item.prompt.get("options", ())) if kind == KNOWLEDGE else _option_ids(item)
+        if str(choice) not in [str(option) for option in allowed]:
+            raise InvalidAnswer(f"{choice!r} is not one of this item's options.")
+        return {"choice": str(choice)}
+    if kind == PERIODS:
+        choices = raw.get("choices") or []
+        if not isinstance(choices, list) or any(str(c) not in _option_ids(item) for c in choices):
+            raise InvalidAnswer("Tick periods from this item's list.")
+        return {"choices": sorted({str(c) for c in choices}, key=_option_ids(item).index)}
+    if kind in (PICTURE_NAME_TYPED, KNOW):
+        text = raw.get("text", "")
+        if not isinstance(text, str):
+            raise InvalidAnswer("A typed answer is text.")
+        limit = 200 if kind == PICTURE_NAME_TYPED else 1000
+        if len(text) > limit:
+            raise InvalidAnswer(f"An answer here is at most {limit} characters.")
+        return {"text": text}
+    if kind == CONNECT:
+        placed = raw.get("groups") or {}
+        if not isinstance(placed, Mapping):
+            raise InvalidAnswer("Sort the symbols as {symbol: group}.")
+        symbols = [str(s["id"]) for s in item.prompt.get("symbols", ())]
+        groups = [str(g["id"]) for g in item.prompt.get("groups", ())]
+        clean: dict[str, str] = {}
+        for symbol, group in placed.items():
+            if str(symbol) not in symbols:
+                raise InvalidAnswer(f"{symbol!r} is not one of this item's symbols.")
+            if group in (None, ""):
+                continue
+            if str(group) not in groups:
+                raise InvalidAnswer(f"{group!r} is not one of this item's groups.")
+            clean[str(symbol)] = str(group)
+        return {"groups": clean}
+    raise InvalidAnswer(f"Unknown item kind {kind!r}.")
+
+
+def _option_text(item: Item, option: str | None) -> str:
+    if option is None:
+        return ""
+    for entry in item.prompt.get("options", ()):
+        if isinstance(entry, Mapping) and str(entry.get("id")) == option:
+            return str(entry.get("text") or entry.get("label") or option)
+    return str(option)
+
+
+def grade(item: Item, answer: Mapping[str, Any] | None) -> Grade:
+    """Grade ``answer`` (as :func:`answer_clean` stores it; ``None`` = not answered).
+
+    A malformed answer counts as not answered: grading never fails.
+
+    >>> item = Item("periods", {"options": [{"id": "a", "label": "A"}, {"id": "b", "label": "B"},
+    ...     {"id": "c", "label": "C"}]}, {"answer": ["a", "b"]})
+    >>> grade(item, {"choices": ["a", "c"]}).score
+    0.0
+    >>> grade(item, {"choices": ["a"]}).score
+    0.5
+    """
+    try:
+        given = answer_clean(item, answer or {})
+    except InvalidAnswer:
+        given = answer_clean(item, {})
+    kind, key, points = item.kind, item.key, item.points
+    if kind in (PICTURE_NAME, NAME_PICTURE, TEXT_SYMBOL):
+        right = given["choice"] == key["answer"]
+        names = key.get("names") or {}
+        shown = (
+            names.get(given["choice"], "") if kind == NAME_PICTURE else _option_text(item, given["choice"])
+        )
+        part = Part("", right, str(shown), str(key.get("name", "")))
+        return Grade(float(points) if right else 0.0, points, parts=(part,))
+    if kind == PICTURE_NAME_TYPED:
+        right = name_matches(given["text"], str(key["name"]), key.get("alternatives") or ())
+        return Grade(
+            float(points) if right else 0.0, points, parts=(Part("", right, given["text"], str(key["name"])),)
+        )
+    if kind == PERIODS:
+        wanted = set(key["answer"])
+        ticked = set(given["choices"])
+        per = 1.0 / len(wanted)
+        fraction = max(0.0, per * len(ticked & wanted) - per * len(ticked - wanted))
+        parts = tuple(
+            Part(
+                _option_text(item, option),
+                (option in ticked) == (option in wanted),
+                "x" if option in ticked else "",
+                "x" if option in wanted else "",
+            )
+            for option in _option_ids(item)
+        )
+        return Grade(round(points * fraction, 4), points, parts=parts)
+    if kind == KNOWLEDGE:
+        right = given["choice"] is not None and given["choice"] in [str(a) for a in key["answer"]]
+        part = Part("", right, given["choice"] or "", "/".join(str(a) for a in key["answer"]))
+        return Grade(float(points) if right else 0.0, points, parts=(part,))
+    if kind == KNOW:
+        text = given["text"]
+        best = [str(a) for a in key.get("best_answers") or ()]
+        expected = " / ".join(best)
+        if not normalise_name(text):
+            return Grade(0.0, points, parts=(Part("", False, text, expected),))
+        if any(name_matches(text, answer) for answer in best):
+            return Grade(float(points), points, parts=(Part("", True, text, expected),))
+        return Grade(0.0, points, needs_marking=True, parts=(Part("", False, text, expected),))
+    if kind == CONNECT:
+        placed = given["groups"]
+        groups = {str(g["id"]): str(g["label"]) for g in item.prompt.get("groups", ())}
+        names = key.get("names") or {}
+        sorted_parts: list[Part] = []
+        right_count = 0
+        for symbol, group in key["answer"].items():
+            right = placed.get(symbol) == group
+            right_count += right
+            sorted_parts.append(
+                Part(
+                    str(names.get(symbol, symbol)),
+                    right,
+                    groups.get(placed.get(symbol, ""), ""),
+                    groups.get(group, group),
+                )
+            )
+        return Grade(
+            float(right_count) * points / max(len(key["answer"]), 1), points, parts=tuple(sorted_parts)
+        )
+    raise InvalidAnswer(f"Unknown item kind {kind!r}.")
+
+
+def subject_results(item: Item, answer: Mapping[str, Any] | None) -> dict[str, float]:
+    """Per subject (progress item key), how right the answer was, 0–1.
+
+    A connect item reports each symbol on its own; every other item its one subject.
+    """
+    result = grade(item, answer)
+    if item.kind != CONNECT:
+        return {subject: result.fraction for subject in item.subjects}
+    try:
+        placed = answer_clean(item, answer or {})["groups"]
+    except InvalidAnswer:
+        placed = {}
+    keyed = item.key["symbol_subjects"]
+    return {keyed[symbol]: float(placed.get(symbol) == group) for symbol, group in item.key["answer"].items()}

@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class QuizConfig(AppConfig):
+    name = "games.quiz"
+    label = "quiz"
+    verbose_name = _("Quizzes")
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,636 @@
+"""Quiz services: the only writers of quizzes, items, attempts and responses.
+
+Generation runs in Celery (``tasks.quiz_generate_task``, enqueued on commit); every
+grading happens here, on the server, with the answer keys that never left it. Grading an
+attempt reports to the homework gradebook (``lms.grading.submission_graded``) and to
+progress (``lms.progress.memory_review``, once per graded item) in the same transaction.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
+from content.models import BuildState, KnowledgeQuestion, Status, Symbol
+from content.permissions import content_visible_to
+from games.engines import quiz as engine
+from games.engines.base import rng_for
+from games.models import GameSession
+from games.services import join_code_new
+from lms import grading, progress
+
+from . import selectors
+from .models import KIND_LABELS, Quiz, QuizAttempt, QuizItem, QuizResponse
+
+DEFAULT_ITEMS = 20
+MAX_ITEMS = 60
+SEED_MAX = 2**31 - 1
+
+
+class QuizError(Exception):
+    """A quiz request was refused; ``code`` for programs, ``str(error)`` for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+#: What each kind needs from the pool (``games.engines.quiz.TOO_SMALL``), for teachers.
+TOO_SMALL_REASONS = {
+    engine.PICTURE_NAME: gettext_lazy(
+        "it needs symbols with a picture and at least 2 others whose names cannot be taken for theirs"
+    ),
+    engine.PICTURE_NAME_TYPED: gettext_lazy("it needs symbols with a picture"),
+    engine.NAME_PICTURE: gettext_lazy(
+        "it needs symbols with a picture and at least 2 others with different pictures"
+    ),
+    engine.PERIODS: gettext_lazy("it needs symbols with a period, and at least 2 periods to choose from"),
+    engine.TEXT_SYMBOL: gettext_lazy(
+        "it needs symbols with a description or outline that still says something "
+        "once the name is blanked out"
+    ),
+    engine.KNOWLEDGE: gettext_lazy("it needs Knowledge? cards"),
+    engine.KNOW: gettext_lazy("it needs Know questions"),
+    engine.CONNECT: gettext_lazy(
+        "it needs handfuls of 4 symbols in 2 periods or themes, 2 per group, each in only one group"
+    ),
+}
+
+
+def _too_small_message(error: engine.QuizTooSmall) -> str:
+    """The engine's reason, in the teacher's language."""
+    if not error.kind:
+        return ngettext(
+            "What this quiz is built from gives only %(made)d item, not %(wanted)d. Add symbols (with "
+            "pictures, periods and descriptions) or Knowledge? questions, or ask for fewer items.",
+            "What this quiz is built from gives only %(made)d items, not %(wanted)d. Add symbols (with "
+            "pictures, periods and descriptions) or Knowledge? questions, or ask for fewer items.",
+            error.available,
+        ) % {"made": error.available, "wanted": error.wanted}
+    return _(
+        "Too few for “%(kind)s” items: %(made)d can be made, not %(wanted)d: %(reason)s. "
+        "Ask for fewer of them or build from more content."
+    ) % {
+        "kind": KIND_LABELS[error.kind],
+        "made": error.available,
+        "wanted": error.wanted,
+        "reason": TOO_SMALL_REASONS[error.kind],
+    }
+
+
+def _code_new() -> str:
+    for _attempt in range(20):
+        code = join_code_new()
+        if not Quiz.objects.filter(code=code).exists():
+            return code
+    raise QuizError("no_code", _("No free code was found; try again."))
+
+
+def _counts_check(counts: Mapping[str, int] | None, total: int) -> dict[str, int] | None:
+    if not 1 <= total <= MAX_ITEMS:
+        raise QuizError("bad_total", _("A quiz has from 1 to %(max)d items.") % {"max": MAX_ITEMS})
+    if counts is None:
+        return None
+    clean = {}
+    for kind, count in counts.items():
+        if kind not in engine.KINDS:
+            raise QuizError("bad_kind", _("Unknown item kind %(kind)s.") % {"kind": kind})
+        if not isinstance(count, int) or count < 0:
+            raise QuizError("bad_count", _("Give a whole number of items of each kind, 0 or more."))
+        if count:
+            clean[kind] = count
+    if not clean:
+        raise QuizError("no_items", _("Ask for at least one item."))
+    if sum(clean.values()) > MAX_ITEMS:
+        raise QuizError("bad_total", _("A quiz has from 1 to %(max)d items.") % {"max": MAX_ITEMS})
+    return clean
+
+
+# --- creating and generating --------------------------------------------------------------------
+
+
+def quiz_create(
+    *,
+    owner: Any,
+    title: str,
+    source: str,
+    pool: engine.Pool,
+    source_description: str = "",
+    session: GameSession | None = None,
+    student: Any = None,
+    total: int = DEFAULT_ITEMS,
+    counts: Mapping[str, int] | None = None,
+    seed: int | None = None,
+    enqueue: bool = True,
+) -> Quiz:
+    """A quiz waiting to be generated from ``pool``; the Celery task is enqueued on commit.
+
+    ``counts`` (items per kind) wins over ``total``; without it the total is shared out
+    among the kinds the pool allows (``games.engines.quiz.counts_plan``).
+    """
+    if not getattr(owner, "can_author", False):
+        raise QuizError("not_teacher", _("Only teachers make quizzes."))
+    clean = _counts_check(counts, total)
+    if not pool.symbols and not pool.knowledge and not pool.know:
+        raise QuizError(
+            "empty_pool", _("There is nothing to build a quiz from: no symbols, cards or questions.")
+        )
+    title = (title or "").strip()[:160] or _("Quiz")
+    with transaction.atomic():
+        quiz = Quiz.objects.create(
+            title=title,
+            owner=owner,
+            source=source,
+            source_description=source_description[:300],
+            session=session,
+            student=student,
+            seed=seed if seed is not None else secrets.randbelow(SEED_MAX),
+            code=_code_new(),
+            pool=selectors.pool_to_dict(pool),
+            options={"total": total, "counts": clean},
+            state=BuildState.QUEUED,
+        )
+        if enqueue:
+            from .tasks import quiz_generate_task
+
+            transaction.on_commit(lambda: quiz_generate_task.delay(quiz.pk))
+    return quiz
+
+
+def quiz_create_from_session(*, session: GameSession, by: Any, total: int = DEFAULT_ITEMS) -> Quiz:
+    """The follow-up quiz of a finished game: its symbols (wrongly named ones weigh more),
+    the Knowledge? cards drawn, the Know questions with their best-marked answers."""
+    if session.facilitator_id != getattr(by, "pk", None):
+        raise QuizError("not_yours", _("Only the teacher who ran this game makes its follow-up quiz."))
+    if session.status != GameSession.Status.FINISHED:
+        raise QuizError("not_finished", _("The game is not over yet; make its quiz when it has ended."))
+    pool = selectors.pool_from_session(session)
+    when = timezone.localtime(session.finished_at or session.updated)
+    return quiz_create(
+        owner=by,
+        title=_("Follow-up: %(game)s, %(when)s")
+        % {"game": session.get_game_display(), "when": f"{when:%Y-%m-%d}"},
+        source=Quiz.Source.SESSION,
+        source_description=str(session),
+        session=session,
+        pool=pool,
+        total=total,
+    )
+
+
+def quizzes_create_for_students(
+    *,
+    owner: Any,
+    students: Iterable[Any],
+    title: str,
+    source: str,
+    pool: engine.Pool,
+    total: int = DEFAULT_ITEMS,
+    session: GameSession | None = None,
+    source_description: str = "",
+) -> list[Quiz]:
+    """One quiz per student, each with its own seed (and, after a game, that student's own
+    wrongly named symbols weighing more), generated together in one Celery task."""
+    quizzes = []
+    with transaction.atomic():
+        for student in students:
+            own = pool
+            if session is not None:
+                own = selectors.pool_from_session(session, student=student)
+            quizzes.append(
+                quiz_create(
+                    owner=owner,
+                    title=f"{title} · {student.get_username()}",
+                    source=source,
+                    source_description=source_description,
+                    session=session,
+                    student=student,
+                    pool=own,
+                    total=total,
+                    enqueue=False,
+                )
+            )
+        pks = [quiz.pk for quiz in quizzes]
+        from .tasks import quizzes_generate_task
+
+        transaction.on_commit(lambda: quizzes_generate_task.delay(pks))
+    return quizzes
+
+
+def _progress(quiz_id: int, progress: int, state: str = BuildState.RUNNING, message: str = "") -> None:
+    Quiz.objects.filter(pk=quiz_id).update(
+        state=state, progress=progress, message=message, updated=timezone.now()
+    )
+
+
+def quiz_generate(*, quiz: Quiz, plan_cache: dict[str, Any] | None = None) -> Quiz:
+    """Generate the items of ``quiz`` from its pool snapshot (deterministic for its seed).
+
+    A pool too small for the quiz leaves it FAILED with the reason for the teacher and
+    no items. ``plan_cache`` lets a batch share the share-out of one pool.
+    """
+    _progress(quiz.pk, 10)
+    pool = selectors.pool_from_dict(quiz.pool)
+    counts = (quiz.options or {}).get("counts")
+    chosen = bool(counts)
+    total = int((quiz.options or {}).get("total") or DEFAULT_ITEMS)
+    try:
+        if not chosen:
+            cache_key = repr((sorted(quiz.pool.items(), key=lambda kv: kv[0]), total))
+            counts = (plan_cache or {}).get(cache_key)
+            if counts is None:
+                counts = engine.counts_plan(pool, total, seed=quiz.seed)
+                if plan_cache is not None:
+                    plan_cache[cache_key] = counts
+        _progress(quiz.pk, 50)
+        try:
+            items = engine.generate(pool, counts, quiz.seed)
+        except engine.QuizTooSmall:
+            if chosen:
+                raise
+            # A share-out found for another seed may not fit this one: find its own.
+            counts = engine.counts_plan(pool, total, seed=quiz.seed)
+            items = engine.generate(pool, counts, quiz.seed)
+    except engine.QuizTooSmall as error:
+        _progress(quiz.pk, 100, BuildState.FAILED, _too_small_message(error))
+        quiz.refresh_from_db()
+        return quiz
+    with transaction.atomic():
+        locked = Quiz.objects.select_for_update().get(pk=quiz.pk)
+        if locked.state == BuildState.DONE:
+            return locked  # a redelivered task: the quiz was generated already
+        QuizItem.objects.filter(quiz=locked).delete()
+        QuizItem.objects.bulk_create(
+            QuizItem(
+                quiz=locked,
+                position=position,
+                kind=item.kind,
+                prompt=dict(item.prompt),
+                key=dict(item.key),
+                points=item.points,
+            )
+            for position, item in enumerate(items, start=1)
+        )
+        locked.state = BuildState.DONE
+        locked.progress = 100
+        locked.message = ""
+        locked.save(update_fields=["state", "progress", "message", "updated"])
+    return locked
+
+
+def quiz_fail(*, quiz_id: int, message: str) -> None:
+    _progress(quiz_id, 100, BuildState.FAILED, message)
+
+
+# --- editing and publishing ---------------------------------------------------------------------
+
+
+def _editable(quiz: Quiz, by: Any) -> Quiz:
+    locked = Quiz.objects.select_for_update().get(pk=quiz.pk)
+    if locked.owner_id != getattr(by, "pk", None):
+        raise QuizError("not_yours", _("This is another teacher's quiz."))
+    if locked.state != BuildState.DONE:
+        raise QuizError("not_built", _("The quiz is still being generated."))
+    if locked.status != Quiz.Status.DRAFT:
+        raise QuizError("published", _("A published quiz cannot be changed; students may be taking it."))
+    return locked
+
+
+def _renumber(quiz: Quiz) -> None:
+    items = list(quiz.items.order_by("position"))
+    # Two passes keep the (quiz, position) constraint satisfied at every step.
+    for offset, item in enumerate(items, start=1):
+        item.position = 1000 + offset
+    QuizItem.objects.bulk_update(items, ["position"])
+    for offset, item in enumerate(items, start=1):
+        item.position = offset
+    QuizItem.objects.bulk_update(items, ["position"])
+
+
+def quiz_item_drop(*, item: QuizItem, by: Any) -> Quiz:
+    """Remove an item from a draft quiz (the last item stays: a quiz is never empty)."""
+    with transaction.atomic():
+        quiz = _editable(item.quiz, by)
+        if quiz.items.count() <= 1:
+            raise QuizError("last_item", _("A quiz keeps at least one item; replace it instead."))
+        set_aside = set(quiz.options.get("set_aside", [])) | set(item.as_engine_item().subjects)
+        QuizItem.objects.filter(pk=item.pk, quiz=quiz).delete()
+        _renumber(quiz)
+        quiz.options = {**quiz.options, "set_aside": sorted(set_aside)}
+        quiz.save(update_fields=["options", "updated"])
+    return quiz
+
+
+def quiz_item_replace(*, item: QuizItem, by: Any, kind: str | None = None) -> QuizItem:
+    """Replace an item with a new one (of ``kind``, or the same kind) about a subject no
+    other item of the quiz asks about and that the teacher has not replaced or dropped."""
+    with transaction.atomic():
+        quiz = _editable(item.quiz, by)
+        kind = kind or item.kind
+        if kind not in engine.KINDS:
+            raise QuizError("bad_kind", _("Unknown item kind %(kind)s.") % {"kind": kind})
+        others = quiz.items.exclude(pk=item.pk)
+        used = {subject for other in others for subject in other.as_engine_item().subjects}
+        # What the teacher replaced or dropped is not offered again.
+        set_aside = set(quiz.options.get("set_aside", [])) | set(item.as_engine_item().subjects)
+        used |= set_aside
+        pool = selectors.pool_from_dict(quiz.pool)
+        replacements = quiz.options.get("replacements", 0) + 1
+        new = engine.item_new(pool, kind, rng_for(quiz.seed, "replace", replacements), used)
+        if new is None:
+            raise QuizError(
+                "too_small",
+                _("No other “%(kind)s” item can be made from what this quiz was built from.")
+                % {"kind": KIND_LABELS[kind]},
+            )
+        item.kind, item.prompt, item.key, item.points = new.kind, dict(new.prompt), dict(new.key), new.points
+        item.save(update_fields=["kind", "prompt", "key", "points"])
+        quiz.options = {**quiz.options, "replacements": replacements, "set_aside": sorted(set_aside)}
+        quiz.save(update_fields=["options", "updated"])
+    return item
+
+
+def quiz_publish(*, quiz: Quiz, by: Any, time_limit_minutes: int | None = None) -> Quiz:
+    """Open the quiz to students (its items no longer change).
+
+    ``time_limit_minutes`` applies to attempts started from the quiz's own link; homework
+    sets its own (``attempt_start(time_limit=...)``).
+    """
+    if time_limit_minutes is not None and not 1 <= time_limit_minutes <= 600:
+        raise QuizError("bad_time_limit", _("A time limit is from 1 to 600 minutes."))
+    with transaction.atomic():
+        locked = _editable(quiz, by)
+        if not locked.items.exists():
+            raise QuizError("empty", _("A quiz without items cannot be published."))
+        locked.status = Quiz.Status.PUBLISHED
+        locked.published_at = timezone.now()
+        locked.options = {**locked.options, "time_limit_minutes": time_limit_minutes}
+        locked.save(update_fields=["status", "published_at", "options", "updated"])
+    return locked
+
+
+# --- taking -------------------------------------------------------------------------------------
+
+
+def attempt_start(
+    *,
+    quiz: Quiz,
+    student: Any,
+    deadline: datetime | None = None,
+    time_limit: timedelta | None = None,
+    now: datetime | None = None,
+) -> QuizAttempt:
+    """A new attempt of ``student`` at a published ``quiz``.
+
+    The attempt closes at the earlier of ``deadline`` and now + ``time_limit``; the
+    server refuses answers after that and grades what was saved.
+    """
+    now = now or timezone.now()
+    if quiz.status != Quiz.Status.PUBLISHED or quiz.state != BuildState.DONE:
+        raise QuizError("not_published", _("This quiz is not open yet."))
+    if quiz.student_id is not None and quiz.student_id != getattr(student, "pk", None):
+        raise QuizError("not_yours", _("This quiz was made for another student."))
+    if deadline is not None and deadline <= now:
+        raise QuizError("deadline_passed", _("The time for this quiz is over."))
+    if time_limit is not None and time_limit <= timedelta(0):
+        raise QuizError("bad_time_limit", _("A time limit is a positive number of minutes."))
+    ends = [when for when in (deadline, now + time_limit if time_limit else None) if when is not None]
+    with transaction.atomic():
+        return QuizAttempt.objects.create(
+            quiz=quiz,
+            student=student,
+            started_at=now,
+            deadline=min(ends) if ends else None,
+            max_score=quiz.max_score,
+        )
+
+
+def attempt_resume_or_start(*, quiz: Quiz, student: Any, time_limit: timedelta | None = None) -> QuizAttempt:
+    """The student's open attempt at ``quiz`` if there is one, a new one otherwise."""
+    with transaction.atomic():
+        open_attempt = selectors.attempt_open_for(quiz=quiz, student=student)
+        if open_attempt is not None:
+            return open_attempt
+        return attempt_start(quiz=quiz, student=student, time_limit=time_limit)
+
+
+def _overdue(attempt: QuizAttempt, now: datetime) -> bool:
+    return attempt.deadline is not None and now >= attempt.deadline
+
+
+def attempt_answer_save(
+    *, attempt: QuizAttempt, item_id: int, answer: Any, now: datetime | None = None
+) -> QuizResponse:
+    """Save one answer as the student goes (autosave); a later save replaces it.
+
+    Refused once the attempt is submitted or its deadline has passed (the attempt is
+    then graded as it stands).
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = QuizAttempt.objects.select_for_update().get(pk=attempt.pk)
+        if not locked.is_open:
+            raise QuizError("submitted", _("This attempt has been handed in; answers can no longer change."))
+        if _overdue(locked, now):
+            raise QuizError("time_up", _("Time is up: answers are no longer taken."))
+        item = QuizItem.objects.filter(pk=item_id, quiz_id=locked.quiz_id).first()
+        if item is None:
+            raise QuizError("bad_item", _("This item is not part of the quiz."))
+        try:
+            clean = engine.answer_clean(item.as_engine_item(), answer)
+        except engine.InvalidAnswer as error:
+            raise QuizError("bad_answer", str(error)) from error
+        response, _created = QuizResponse.objects.update_or_create(
+            attempt=locked, item=item, defaults={"answer": clean, "saved_at": now}
+        )
+    return response
+
+
+def attempt_submit(
+    *, attempt: QuizAttempt, answers: Mapping[int, Any] | None = None, now: datetime | None = None
+) -> QuizAttempt:
+    """Hand the attempt in (saving ``answers`` first, as a page without JavaScript sends
+    them) and grade it."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = QuizAttempt.objects.select_for_update().get(pk=attempt.pk)
+        if not locked.is_open:
+            return locked
+        if _overdue(locked, now):
+            # Late: what was saved before the deadline counts, nothing sent now.
+            return _grade_locked(locked, submitted_at=locked.deadline or now, now=now)
+        for item_id, answer in (answers or {}).items():
+            attempt_answer_save(attempt=locked, item_id=item_id, answer=answer, now=now)
+        return _grade_locked(locked, submitted_at=now, now=now)
+
+
+def attempt_grade(*, attempt: QuizAttempt, now: datetime | None = None) -> QuizAttempt:
+    """Grade a submitted attempt again from its responses (after a teacher's mark, say)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = QuizAttempt.objects.select_for_update().get(pk=attempt.pk)
+        return _grade_locked(locked, submitted_at=locked.submitted_at or now, now=now)
+
+
+def _grade_locked(attempt: QuizAttempt, *, submitted_at: datetime, now: datetime) -> QuizAttempt:
+    items = list(QuizItem.objects.filter(quiz_id=attempt.quiz_id).order_by("position"))
+    responses = selectors.attempt_responses(attempt)
+    total = 0.0
+    waiting = False
+    for item in items:
+        response = responses.get(item.pk)
+        if response is None:
+            response = QuizResponse.objects.create(
+                attempt=attempt, item=item, answer={}, saved_at=submitted_at
+            )
+        engine_item = item.as_engine_item()
+        result = engine.grade(engine_item, response.answer)
+        needs_marking = result.needs_marking and response.teacher_mark is None
+        score = response.teacher_mark if response.teacher_mark is not None else result.score
+        response.score = None if needs_marking else score
+        response.needs_marking = result.needs_marking
+        response.feedback = [
+            {"label": p.label, "correct": p.correct, "given": p.given, "expected": p.expected}
+            for p in result.parts
+        ]
+        if not needs_marking and not response.reviewed:
+            fraction = score / item.points if item.points else 0.0
+            _review(attempt, engine_item, response.answer, fraction, now)
+            response.reviewed = True
+        response.save(update_fields=["score", "needs_marking", "feedback", "reviewed"])
+        waiting = waiting or needs_marking
+        total += 0.0 if needs_marking else float(score)
+    attempt.submitted_at = attempt.submitted_at or submitted_at
+    attempt.score = round(total, 2)
+    attempt.max_score = sum(item.points for item in items)
+    attempt.graded_at = None if waiting else now
+    attempt.status = QuizAttempt.Status.MARKING if waiting else QuizAttempt.Status.GRADED
+    attempt.save(update_fields=["submitted_at", "score", "max_score", "graded_at", "status"])
+    if not waiting:
+        grading.submission_graded(quiz_attempt=attempt)
+    return attempt
+
+
+def _review(attempt: QuizAttempt, item: engine.Item, answer: Any, fraction: float, now: datetime) -> None:
+    """Tell progress about each subject of one graded item (keys progress knows only)."""
+    if item.kind == engine.CONNECT:
+        results = engine.subject_results(item, answer)
+    else:
+        results = {subject: fraction for subject in item.subjects}
+    for subject, correct in results.items():
+        if selectors.progress_key(subject):
+            progress.memory_review(
+                user=attempt.student, item_key=subject, correct=max(0.0, min(1.0, correct)), reviewed_at=now
+            )
+
+
+def attempt_mark(*, response: QuizResponse, mark: float, by: Any, now: datetime | None = None) -> QuizAttempt:
+    """The teacher marks a typed Know answer that did not match the best answers; the
+    attempt is graded again (and, once nothing waits, reported)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = (
+            QuizResponse.objects.select_for_update()
+            .select_related("attempt__quiz", "item")
+            .get(pk=response.pk)
+        )
+        if locked.attempt.quiz.owner_id != getattr(by, "pk", None):
+            raise QuizError("not_yours", _("Only the quiz's teacher marks its answers."))
+        if not locked.needs_marking or locked.attempt.is_open:
+            raise QuizError("not_waiting", _("This answer does not wait for a mark."))
+        if not 0 <= mark <= locked.item.points:
+            raise QuizError("bad_mark", _("A mark is from 0 to %(points)d.") % {"points": locked.item.points})
+        locked.teacher_mark = float(mark)
+        locked.marked_by = by
+        locked.save(update_fields=["teacher_mark", "marked_by"])
+        return attempt_grade(attempt=locked.attempt, now=now)
+
+
+def attempts_grade_overdue(now: datetime | None = None) -> int:
+    """Grade every open attempt whose deadline has passed, as it stands; how many."""
+    now = now or timezone.now()
+    count = 0
+    for pk in QuizAttempt.objects.filter(
+        status=QuizAttempt.Status.IN_PROGRESS, deadline__isnull=False, deadline__lte=now
+    ).values_list("pk", flat=True):
+        with transaction.atomic():
+            locked = QuizAttempt.objects.select_for_update().get(pk=pk)
+            if locked.is_open:
+                _grade_locked(locked, submitted_at=locked.deadline or now, now=now)
+                count += 1
+    return count
+
+
+# --- review: a student's own items ---------------------------------------------------------------
+
+#: A review quiz has at most this many items: a few minutes' work.
+REVIEW_ITEMS = 10
+#: Symbols that only lend their names and pictures as distractors weigh next to nothing, so
+#: the items ask about the items due (``games.engines.quiz`` picks heavier subjects first).
+WEIGHT_DUE = 1000.0
+WEIGHT_DISTRACTOR = 1e-6
+
+
+def review_quiz_create(*, student: Any, item_keys: Iterable[str], owner: Any = None) -> Quiz:
+    """A published quiz on ``student``'s own items (due and weakest first), generated now.
+
+    ``item_keys`` come from ``lms.progress.selectors.review_keys``; the symbols among them
+    are asked about, the other symbols the student may see supply the distractors.
+    ``owner`` is the teacher who assigned it ("assign review"), or the student who asked
+    for it ("review now"). Raises ``QuizError`` when nothing can be asked.
+    """
+    keys = list(item_keys)[:REVIEW_ITEMS]
+    symbol_ids = {int(key.split(":")[1]) for key in keys if key.startswith("symbol:")}
+    knowledge_ids = {int(key.split(":")[1]) for key in keys if key.startswith("knowledge:")}
+    visible = content_visible_to(student, Symbol.objects.filter(status=Status.PUBLISHED))
+    symbols = selectors.symbols_with_relations(Symbol.objects.filter(pk__in=symbol_ids))
+    distractors = selectors.symbols_with_relations(visible.exclude(pk__in=symbol_ids))
+    weights = {pk: WEIGHT_DUE for pk in symbol_ids}
+    weights.update({symbol.pk: WEIGHT_DISTRACTOR for symbol in distractors})
+    knowledge = selectors.knowledge_entries(
+        KnowledgeQuestion.objects.filter(pk__in=knowledge_ids).order_by("pk")
+    )
+    pool = selectors.pool_build(symbols=[*symbols, *distractors], weights=weights, knowledge=knowledge)
+    asked = len(symbols) + len(knowledge)
+    if not asked:
+        raise QuizError("nothing_due", _("Nothing to review yet: play a game or do a quiz first."))
+    symbol_share = 6 * len(symbols)
+    mix = {
+        engine.PICTURE_NAME: 2 * symbol_share,
+        engine.PICTURE_NAME_TYPED: symbol_share,
+        engine.NAME_PICTURE: symbol_share,
+        engine.PERIODS: symbol_share,
+        engine.TEXT_SYMBOL: symbol_share,
+        engine.KNOWLEDGE: 36 * len(knowledge),
+    }
+    seed = secrets.randbelow(SEED_MAX)
+    try:
+        counts = engine.counts_plan(pool, asked, seed=seed, mix=mix)
+    except engine.QuizTooSmall as error:
+        raise QuizError("too_small", _too_small_message(error)) from error
+    with transaction.atomic():
+        quiz = Quiz.objects.create(
+            title=_("Review"),
+            owner=owner or student,
+            source=Quiz.Source.REVIEW,
+            source_description=", ".join(keys)[:300],
+            student=student,
+            seed=seed,
+            code=_code_new(),
+            pool=selectors.pool_to_dict(pool),
+            options={"total": asked, "counts": counts},
+            state=BuildState.QUEUED,
+        )
+        quiz = quiz_generate(quiz=quiz)
+        if quiz.state != BuildState.DONE:
+            raise QuizError("too_small", quiz.message)
+        Quiz.objects.filter(pk=quiz.pk).update(status=Quiz.Status.PUBLISHED, published_at=timezone.now())
+        quiz.refresh_from_db()
+    return quiz

@@ -1,0 +1,583 @@
+"""Quiz pages: build, preview, edit, publish and print (teacher); take and see results (student).
+
+Every change is a POST checked by Django's CSRF middleware and answered with a redirect,
+except autosave, which answers JSON. A teacher reaches only their own quizzes (404 for
+the others); a student only their own attempts. Before an attempt is submitted nothing
+the student receives holds a key: the pages render ``QuizItem.prompt`` only, and
+pictures are served under item-local tokens (``q``, ``a``…) that say nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+from datetime import timedelta
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.files.storage import default_storage
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    JsonResponse,
+)
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import escape
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from content.models import Period, Symbol, SymbolSet, Theme
+from content.permissions import content_visible_to
+from games.engines import quiz as engine
+from games.models import GameSession
+
+from . import printing, selectors, services
+from .models import KIND_LABELS, Quiz, QuizAttempt, QuizItem, QuizResponse
+
+ANSWER_MAX_BYTES = 8192
+
+
+def _teacher(request: HttpRequest) -> Any:
+    user = request.user
+    if not user.is_authenticated or not getattr(user, "can_author", False):
+        raise Http404
+    return user
+
+
+def _own_quiz(request: HttpRequest, pk: int) -> Quiz:
+    """The quiz if the visitor made it; 404 for everyone else, other teachers included."""
+    return get_object_or_404(selectors.quizzes_of(_teacher(request)), pk=pk)
+
+
+def _refusal(request: HttpRequest, error: services.QuizError) -> None:
+    messages.error(request, str(error))
+
+
+# --- building -------------------------------------------------------------------------------------
+
+
+class QuizNewForm(forms.Form):
+    """A quiz from a symbol set, a theme, a period or the teacher's own choice of symbols."""
+
+    SOURCES = [
+        (Quiz.Source.SYMBOL_SET, gettext_lazy("A symbol set")),
+        (Quiz.Source.THEME, gettext_lazy("A theme")),
+        (Quiz.Source.PERIOD, gettext_lazy("A period")),
+        (Quiz.Source.SELECTION, gettext_lazy("Symbols I choose")),
+    ]
+    title = forms.CharField(label=gettext_lazy("Title"), max_length=160, required=False)
+    source = forms.ChoiceField(
+        label=gettext_lazy("Build from"),
+        choices=SOURCES,
+        widget=forms.RadioSelect,
+        initial=Quiz.Source.SYMBOL_SET,
+    )
+    symbol_set = forms.ModelChoiceField(
+        label=gettext_lazy("Symbol set"), queryset=SymbolSet.objects.none(), required=False
+    )
+    theme = forms.ModelChoiceField(label=gettext_lazy("Theme"), queryset=Theme.objects.all(), required=False)
+    period = forms.ModelChoiceField(
+        label=gettext_lazy("Period"), queryset=Period.objects.all(), required=False
+    )
+    symbols = forms.ModelMultipleChoiceField(
+        label=gettext_lazy("Symbols"),
+        queryset=Symbol.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=gettext_lazy("For “Symbols I choose”."),
+    )
+    with_knowledge = forms.BooleanField(
+        label=gettext_lazy("Add Knowledge? questions from the library"), required=False
+    )
+    total = forms.IntegerField(
+        label=gettext_lazy("Number of items"),
+        min_value=1,
+        max_value=services.MAX_ITEMS,
+        initial=services.DEFAULT_ITEMS,
+    )
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+        self.fields["symbol_set"].queryset = content_visible_to(user, SymbolSet.objects.all()).order_by(
+            "name"
+        )
+        self.fields["symbols"].queryset = content_visible_to(user, Symbol.objects.all()).order_by("name")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        source = data.get("source")
+        needed = {
+            "symbol_set": "symbol_set",
+            "theme": "theme",
+            "period": "period",
+            "selection": "symbols",
+        }.get(source or "")
+        if needed and not data.get(needed):
+            self.add_error(needed, _("Choose what to build the quiz from."))
+        return data
+
+    def pool_and_label(self) -> tuple[engine.Pool, str]:
+        data = self.cleaned_data
+        source = data["source"]
+        if source == Quiz.Source.SYMBOL_SET:
+            chosen = data["symbol_set"]
+            queryset = Symbol.objects.filter(symbol_sets=chosen)
+            label = str(chosen)
+        elif source == Quiz.Source.THEME:
+            queryset = Symbol.objects.filter(themes=data["theme"], status="published")
+            label = str(data["theme"])
+        elif source == Quiz.Source.PERIOD:
+            queryset = Symbol.objects.filter(periods=data["period"], status="published")
+            label = data["period"].name
+        else:
+            queryset = Symbol.objects.filter(pk__in=[s.pk for s in data["symbols"]])
+            label = _("%(count)d chosen symbols") % {"count": len(data["symbols"])}
+        pool = selectors.pool_from_symbols(
+            user=self.user, queryset=queryset, with_knowledge=data["with_knowledge"]
+        )
+        return pool, label
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def quiz_new(request: HttpRequest) -> HttpResponse:
+    teacher = _teacher(request)
+    form = QuizNewForm(request.POST or None, user=teacher)
+    if request.method == "POST" and form.is_valid():
+        pool, label = form.pool_and_label()
+        try:
+            quiz = services.quiz_create(
+                owner=teacher,
+                title=form.cleaned_data["title"] or _("Quiz: %(what)s") % {"what": label},
+                source=form.cleaned_data["source"],
+                source_description=label,
+                pool=pool,
+                total=form.cleaned_data["total"],
+            )
+        except services.QuizError as error:
+            form.add_error(None, str(error))
+        else:
+            return redirect("quiz:detail", quiz.pk)
+    return render(request, "games/quiz/new.html", {"form": form})
+
+
+@login_required
+@require_POST
+def quiz_followup(request: HttpRequest, session_pk: int) -> HttpResponse:
+    """The "follow-up quiz" button of a finished game."""
+    teacher = _teacher(request)
+    session = get_object_or_404(GameSession, pk=session_pk, facilitator=teacher)
+    try:
+        quiz = services.quiz_create_from_session(session=session, by=teacher)
+    except services.QuizError as error:
+        _refusal(request, error)
+        return redirect("games:session", session.pk)
+    return redirect("quiz:detail", quiz.pk)
+
+
+@login_required
+@require_GET
+def quiz_list(request: HttpRequest) -> HttpResponse:
+    quizzes = selectors.quizzes_of(_teacher(request)).select_related("student")[:200]
+    return render(request, "games/quiz/list.html", {"quizzes": quizzes})
+
+
+# --- preview, edit, publish -------------------------------------------------------------------
+
+
+def _item_view(item: QuizItem, picture_url: str, *, with_key: bool) -> dict[str, Any]:
+    """What a template draws for one item: its prompt, picture URLs, and the key if allowed."""
+    prompt = item.prompt
+
+    def url(token: str) -> str:
+        return picture_url.replace("__item__", str(item.pk)).replace("__token__", token)
+
+    options = []
+    for option in prompt.get("options", []):
+        if isinstance(option, dict):
+            options.append({**option, "picture_url": url(option["picture"]) if option.get("picture") else ""})
+        else:  # Knowledge? options are plain values
+            options.append({"id": option, "text": _knowledge_label(prompt.get("category", ""), option)})
+    view: dict[str, Any] = {
+        "item": item,
+        "kind_label": KIND_LABELS.get(item.kind, item.kind),
+        "prompt": prompt,
+        "options": options,
+        "picture_url": url(prompt["picture"]) if prompt.get("picture") else "",
+    }
+    if with_key:
+        view["key"] = item.key
+        view["answer_text"] = _answer_text(item)
+    return view
+
+
+COLOUR_LABELS = {
+    "red": gettext_lazy("red"),
+    "yellow": gettext_lazy("yellow"),
+    "green": gettext_lazy("green"),
+    "blue": gettext_lazy("blue"),
+    "white": gettext_lazy("white"),
+}
+
+
+def _knowledge_label(category: str, value: str) -> str:
+    return str(COLOUR_LABELS.get(value, value)) if category == "colour" else value
+
+
+def _answer_text(item: QuizItem) -> str:
+    """The right answer in words, for the preview and the answer key."""
+    key, prompt = item.key, item.prompt
+    if item.kind in (engine.PICTURE_NAME, engine.NAME_PICTURE, engine.TEXT_SYMBOL):
+        return f"{key['answer']}) {key.get('name', '')}"
+    if item.kind == engine.PICTURE_NAME_TYPED:
+        extra = key.get("alternatives") or []
+        return key["name"] + (f" ({_('also')}: {', '.join(extra)})" if extra else "")
+    if item.kind == engine.PERIODS:
+        labels = {o["id"]: o["label"] for o in prompt.get("options", [])}
+        return ", ".join(labels.get(p, p) for p in key["answer"])
+    if item.kind == engine.KNOWLEDGE:
+        return " / ".join(_knowledge_label(prompt.get("category", ""), a) for a in key["answer"])
+    if item.kind == engine.KNOW:
+        return " / ".join(key.get("best_answers") or []) or _("(no best answer: the teacher marks)")
+    if item.kind == engine.CONNECT:
+        groups = {g["id"]: g["label"] for g in prompt.get("groups", [])}
+        names = key.get("names", {})
+        return "; ".join(f"{names.get(s, s)} → {groups.get(g, g)}" for s, g in key["answer"].items())
+    return ""
+
+
+@login_required
+@require_GET
+@never_cache
+def quiz_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    quiz = _own_quiz(request, pk)
+    picture_url = reverse("quiz:teacher_picture", args=[quiz.pk, 0, "x"]).replace("/0/", "/__item__/")
+    picture_url = picture_url[: -len("x")] + "__token__"
+    items = [_item_view(item, picture_url, with_key=True) for item in selectors.quiz_items(quiz)]
+    attempts = quiz.attempts.select_related("student").order_by("-started_at")[:200]
+    return render(
+        request,
+        "games/quiz/detail.html",
+        {
+            "quiz": quiz,
+            "job": quiz,
+            "working": quiz.state in ("queued", "running"),
+            "status_url": reverse("quiz:status", args=[quiz.pk]),
+            "items": items,
+            "kinds": list(KIND_LABELS.items()),
+            "attempts": attempts,
+            "to_mark": selectors.responses_to_mark(quiz),
+            "take_url": request.build_absolute_uri(reverse("quiz:take", args=[quiz.code])),
+            "publish_form": PublishForm(),
+        },
+    )
+
+
+@login_required
+@require_GET
+@never_cache
+def quiz_status(request: HttpRequest, pk: int) -> JsonResponse:
+    quiz = _own_quiz(request, pk)
+    return JsonResponse(
+        {
+            "state": quiz.state,
+            "state_label": quiz.get_state_display(),
+            "progress": quiz.progress,
+            "working": quiz.state in ("queued", "running"),
+        }
+    )
+
+
+@login_required
+@require_POST
+def item_drop(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
+    quiz = _own_quiz(request, pk)
+    item = get_object_or_404(QuizItem, pk=item_pk, quiz=quiz)
+    try:
+        services.quiz_item_drop(item=item, by=request.user)
+    except services.QuizError as error:
+        _refusal(request, error)
+    else:
+        messages.success(request, _("Item %(n)d dropped.") % {"n": item.position})
+    return redirect("quiz:detail", quiz.pk)
+
+
+@login_required
+@require_POST
+def item_replace(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
+    quiz = _own_quiz(request, pk)
+    item = get_object_or_404(QuizItem, pk=item_pk, quiz=quiz)
+    kind = request.POST.get("kind") or None
+    try:
+        services.quiz_item_replace(item=item, by=request.user, kind=kind)
+    except services.QuizError as error:
+        _refusal(request, error)
+    else:
+        messages.success(request, _("Item %(n)d replaced.") % {"n": item.position})
+    return redirect(reverse("quiz:detail", args=[quiz.pk]) + f"#item-{item.pk}")
+
+
+class PublishForm(forms.Form):
+    time_limit = forms.IntegerField(
+        label=gettext_lazy("Time limit in minutes (optional)"),
+        min_value=1,
+        max_value=600,
+        required=False,
+        help_text=gettext_lazy("Counted from when a student starts; the server closes the attempt then."),
+    )
+
+
+@login_required
+@require_POST
+def quiz_publish(request: HttpRequest, pk: int) -> HttpResponse:
+    quiz = _own_quiz(request, pk)
+    form = PublishForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
+        return redirect("quiz:detail", quiz.pk)
+    try:
+        services.quiz_publish(quiz=quiz, by=request.user, time_limit_minutes=form.cleaned_data["time_limit"])
+    except services.QuizError as error:
+        _refusal(request, error)
+    else:
+        messages.success(request, _("Published: students can take the quiz with its link or code."))
+    return redirect("quiz:detail", quiz.pk)
+
+
+@login_required
+@require_POST
+def response_mark(request: HttpRequest, pk: int, response_pk: int) -> HttpResponse:
+    quiz = _own_quiz(request, pk)
+    response = get_object_or_404(QuizResponse, pk=response_pk, attempt__quiz=quiz)
+    try:
+        mark = float(request.POST.get("mark", ""))
+    except ValueError:
+        messages.error(request, _("Give a mark as a number."))
+        return redirect(reverse("quiz:detail", args=[quiz.pk]) + "#marking")
+    try:
+        services.attempt_mark(response=response, mark=mark, by=request.user)
+    except services.QuizError as error:
+        _refusal(request, error)
+    return redirect(reverse("quiz:detail", args=[quiz.pk]) + "#marking")
+
+
+@login_required
+@require_GET
+def quiz_print(request: HttpRequest, pk: int, which: str) -> HttpResponse:
+    """The worksheet or the answer key as a PDF (``printing.quiz_pdf``)."""
+    quiz = _own_quiz(request, pk)
+    if which not in ("worksheet", "answer-key") or quiz.state != "done":
+        raise Http404
+    pdf = printing.quiz_pdf(quiz, answer_key=which == "answer-key")
+    response = HttpResponse(pdf, content_type="application/pdf")
+    response["Content-Disposition"] = f'attachment; filename="quiz-{quiz.pk}-{which}.pdf"'
+    return response
+
+
+# --- pictures ---------------------------------------------------------------------------------
+
+
+def _picture_response(item: QuizItem, token: str) -> HttpResponseBase:
+    name = (item.key.get("pictures") or {}).get(token)
+    if not name:
+        raise Http404
+    if default_storage.exists(name):
+        content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        response: HttpResponseBase = FileResponse(default_storage.open(name), content_type=content_type)
+    else:
+        response = HttpResponse(
+            '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><rect width="100" height="100" '
+            f'fill="#f1f1f1" stroke="#1a1a1a" stroke-width="3"/><text x="50" y="60" font-size="28" '
+            f'text-anchor="middle" font-family="sans-serif">{escape(token)}</text></svg>',
+            content_type="image/svg+xml",
+        )
+    # As for uploaded media: a picture that slipped through the checks still runs nothing.
+    response["Content-Security-Policy"] = (
+        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox"
+    )
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Cache-Control"] = "private, max-age=3600"
+    return response
+
+
+@login_required
+@require_GET
+def teacher_picture(request: HttpRequest, pk: int, item_pk: int, token: str) -> HttpResponseBase:
+    quiz = _own_quiz(request, pk)
+    return _picture_response(get_object_or_404(QuizItem, pk=item_pk, quiz=quiz), token)
+
+
+@login_required
+@require_GET
+def attempt_picture(request: HttpRequest, pk: int, item_pk: int, token: str) -> HttpResponseBase:
+    attempt = selectors.attempt_of(request.user, pk)
+    if attempt is None:
+        raise Http404
+    return _picture_response(get_object_or_404(QuizItem, pk=item_pk, quiz_id=attempt.quiz_id), token)
+
+
+# --- taking -----------------------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@never_cache
+def take(request: HttpRequest, code: str) -> HttpResponse:
+    """The quiz's link: start (or resume) an attempt."""
+    quiz = Quiz.objects.filter(code=code.strip().upper(), status=Quiz.Status.PUBLISHED).first()
+    if quiz is None:
+        raise Http404
+    open_attempt = selectors.attempt_open_for(quiz=quiz, student=request.user)
+    if request.method == "POST":
+        minutes = (quiz.options or {}).get("time_limit_minutes")
+        try:
+            attempt = services.attempt_resume_or_start(
+                quiz=quiz, student=request.user, time_limit=timedelta(minutes=minutes) if minutes else None
+            )
+        except services.QuizError as error:
+            _refusal(request, error)
+            return redirect("quiz:take", quiz.code)
+        return redirect("quiz:attempt", attempt.pk)
+    done = QuizAttempt.objects.filter(quiz=quiz, student=request.user).exclude(
+        status=QuizAttempt.Status.IN_PROGRESS
+    )
+    return render(
+        request,
+        "games/quiz/take.html",
+        {
+            "quiz": quiz,
+            "count": quiz.items.count(),
+            "open_attempt": open_attempt,
+            "done": done.order_by("-started_at"),
+            "time_limit": (quiz.options or {}).get("time_limit_minutes"),
+        },
+    )
+
+
+def _own_attempt(request: HttpRequest, pk: int) -> QuizAttempt:
+    attempt = selectors.attempt_of(request.user, pk)
+    if attempt is None:
+        raise Http404
+    return attempt
+
+
+def _close_if_overdue(attempt: QuizAttempt) -> QuizAttempt:
+    if attempt.is_open and attempt.deadline and timezone.now() >= attempt.deadline:
+        services.attempts_grade_overdue(timezone.now())
+        attempt.refresh_from_db()
+    return attempt
+
+
+@login_required
+@require_GET
+@never_cache
+def attempt_page(request: HttpRequest, pk: int) -> HttpResponse:
+    attempt = _close_if_overdue(_own_attempt(request, pk))
+    if not attempt.is_open:
+        return _results(request, attempt)
+    responses = selectors.attempt_responses(attempt)
+    picture_url = reverse("quiz:attempt_picture", args=[attempt.pk, 0, "x"]).replace("/0/", "/__item__/")
+    picture_url = picture_url[: -len("x")] + "__token__"
+    items = []
+    for item in selectors.quiz_items(attempt.quiz):
+        view = _item_view(item, picture_url, with_key=False)
+        response = responses.get(item.pk)
+        view["saved"] = response.answer if response else {}
+        view["saved_json"] = json.dumps(view["saved"])
+        view["saved_at"] = response.saved_at.isoformat() if response else ""
+        items.append(view)
+    remaining = None
+    if attempt.deadline:
+        remaining = max(0, int((attempt.deadline - timezone.now()).total_seconds()))
+    return render(
+        request,
+        "games/quiz/attempt.html",
+        {"attempt": attempt, "quiz": attempt.quiz, "items": items, "remaining": remaining},
+    )
+
+
+def _results(request: HttpRequest, attempt: QuizAttempt) -> HttpResponse:
+    responses = selectors.attempt_responses(attempt)
+    rows = []
+    for item in selectors.quiz_items(attempt.quiz):
+        response = responses.get(item.pk)
+        rows.append(
+            {
+                "item": item,
+                "kind_label": KIND_LABELS.get(item.kind, item.kind),
+                "response": response,
+                "feedback": (response.feedback if response else []) or [],
+                "answer_text": _answer_text(item),
+            }
+        )
+    return render(
+        request, "games/quiz/results.html", {"attempt": attempt, "quiz": attempt.quiz, "rows": rows}
+    )
+
+
+@login_required
+@require_POST
+@never_cache
+def attempt_answer(request: HttpRequest, pk: int) -> JsonResponse:
+    """Autosave: ``{"item": id, "answer": {...}}`` → ``{"saved": true, "saved_at": ...}``."""
+    attempt = _own_attempt(request, pk)
+    if len(request.body) > ANSWER_MAX_BYTES:
+        return JsonResponse({"error": _("This answer is too long.")}, status=400)
+    try:
+        data = json.loads(request.body or b"{}")
+        item_id = int(data["item"])
+        answer = data.get("answer")
+    except (ValueError, KeyError, TypeError):
+        return JsonResponse({"error": _("Send {“item”: id, “answer”: {…}}.")}, status=400)
+    try:
+        response = services.attempt_answer_save(attempt=attempt, item_id=item_id, answer=answer)
+    except services.QuizError as error:
+        status = 409 if error.code in ("submitted", "time_up") else 400
+        return JsonResponse({"error": str(error), "code": error.code}, status=status)
+    return JsonResponse({"saved": True, "item": item_id, "saved_at": response.saved_at.isoformat()})
+
+
+def _answers_from_form(attempt: QuizAttempt, post: Any) -> dict[int, Any]:
+    """The answers a page without JavaScript sends with the submit button."""
+    answers: dict[int, Any] = {}
+    for item in attempt.quiz.items.all():
+        prefix = f"item-{item.pk}"
+        if item.kind in (engine.PICTURE_NAME, engine.NAME_PICTURE, engine.TEXT_SYMBOL, engine.KNOWLEDGE):
+            if prefix in post:
+                answers[item.pk] = {"choice": post.get(prefix)}
+        elif item.kind == engine.PERIODS:
+            if f"{prefix}-sent" in post:
+                answers[item.pk] = {"choices": post.getlist(prefix)}
+        elif item.kind in (engine.PICTURE_NAME_TYPED, engine.KNOW):
+            if prefix in post:
+                answers[item.pk] = {"text": post.get(prefix, "")}
+        elif item.kind == engine.CONNECT:
+            groups = {
+                str(s["id"]): post.get(f"{prefix}-{s['id']}", "")
+                for s in item.prompt.get("symbols", [])
+                if f"{prefix}-{s['id']}" in post
+            }
+            if groups:
+                answers[item.pk] = {"groups": groups}
+    return answers
+
+
+@login_required
+@require_POST
+def attempt_submit(request: HttpRequest, pk: int) -> HttpResponse:
+    attempt = _own_attempt(request, pk)
+    try:
+        services.attempt_submit(attempt=attempt, answers=_answers_from_form(attempt, request.POST))
+    except services.QuizError as error:
+        _refusal(request, error)
+    return redirect("quiz:attempt", attempt.pk)
