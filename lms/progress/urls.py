@@ -8,6 +8,7 @@ app_name = "progress"
 
 urlpatterns = [
     path("", views.mine, name="mine"),
+    path("review", views.review, name="review"),
     path("classes/<int:pk>/", views.class_progress, name="class"),
     path("classes/<int:pk>/students/<int:user_pk>/", views.class_student, name="class_student"),
     path("classes/<int:pk>/progress.<str:fmt>", views.class_export, name="class_export"),

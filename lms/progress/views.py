@@ -7,10 +7,11 @@ from typing import Any
 import tablib
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.contrib import messages
+from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from lms.classes.selectors import class_for_teacher, class_students
 
@@ -37,6 +38,23 @@ def mine(request: HttpRequest) -> HttpResponse:
             else None,
         },
     )
+
+
+@login_required
+@require_POST
+def review(request: HttpRequest) -> HttpResponse:
+    """"Review now": a short quiz of my own items that are due, then the weakest."""
+    from games.quiz import services as quizzes
+
+    services.namings_absorb(user=request.user)
+    keys = selectors.review_keys(request.user, limit=quizzes.REVIEW_ITEMS)
+    try:
+        quiz = quizzes.review_quiz_create(student=request.user, item_keys=keys)
+        attempt = quizzes.attempt_resume_or_start(quiz=quiz, student=request.user)
+    except quizzes.QuizError as error:
+        messages.error(request, str(error))
+        return redirect("progress:mine")
+    return redirect("quiz:attempt", pk=attempt.pk)
 
 
 def _taught_class(request: HttpRequest, pk: int) -> Any:

@@ -34,8 +34,12 @@ def test_summary_splits_items_into_due_learning_and_known(student: Any, symbols:
     orzel, kotwica = symbols["orzel"], symbols["kotwica"]
     state = memory_review(user=student, item_key=f"symbol:{orzel.pk}", correct=True, reviewed_at=start)
     while state.due < now - timedelta(days=3):  # keep it remembered until it is known
-        state = memory_review(user=student, item_key=f"symbol:{orzel.pk}", correct=True, reviewed_at=state.due)
-    memory_review(user=student, item_key=f"symbol:{kotwica.pk}", correct=False, reviewed_at=now - timedelta(days=2))
+        state = memory_review(
+            user=student, item_key=f"symbol:{orzel.pk}", correct=True, reviewed_at=state.due
+        )
+    memory_review(
+        user=student, item_key=f"symbol:{kotwica.pk}", correct=False, reviewed_at=now - timedelta(days=2)
+    )
     summary = selectors.student_summary(student, now=now)
     assert [entry.item.label for entry in summary.due] == ["Kotwica"]
     assert [entry.item.label for entry in summary.known + summary.learning] == ["Orzeł Biały"]
@@ -46,7 +50,10 @@ def test_review_keys_put_due_items_first(student: Any, symbols: dict[str, Any]) 
     now = timezone.now()
     memory_review(user=student, item_key=f"symbol:{symbols['orzel'].pk}", correct=True, reviewed_at=now)
     memory_review(
-        user=student, item_key=f"symbol:{symbols['kotwica'].pk}", correct=False, reviewed_at=now - timedelta(days=1)
+        user=student,
+        item_key=f"symbol:{symbols['kotwica'].pk}",
+        correct=False,
+        reviewed_at=now - timedelta(days=1),
     )
     assert selectors.review_keys(student, limit=5, now=now)[0] == f"symbol:{symbols['kotwica'].pk}"
     assert len(selectors.review_keys(student, limit=1, now=now)) == 1
