@@ -18,8 +18,13 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
+
+from games.engines.base import InvalidSetup
+from games.engines.knowledge_board import board_from_dict, board_svg
+from games.engines.knowledge_board import move_lengths as board_move_lengths
 
 from . import services
 from .admin_actions import ImportExportLinksMixin, export_selected
@@ -27,12 +32,16 @@ from .admin_decks import print_selected_activity_cards, print_selected_knowledge
 from .answers import AnswerError, answer_format, answer_parse
 from .decks import deck_options
 from .models import (
+    KNOWLEDGE_COLOURS,
+    KNOWLEDGE_LETTERS,
     SLOTS,
     ActivityCard,
     ActivityTerm,
     Collection,
     ImportJob,
+    KnowledgeBoard,
     KnowledgeQuestion,
+    KnowQuestion,
     Period,
     Status,
     Symbol,
@@ -517,6 +526,173 @@ class KnowledgeQuestionAdmin(ImportExportLinksMixin, AuthoredAdmin):
     @admin.display(description=_("answer"))
     def answer_shown(self, obj: KnowledgeQuestion) -> str:
         return obj.answer_display
+
+
+# --- Knowledge? boards ------------------------------------------------------------------------
+
+
+class KnowledgeBoardForm(forms.ModelForm):
+    """The spaces typed as text, one space per line or separated by commas: ``green B``
+    (a colour and a letter) or ``-`` for a space showing neither (the finish, say)."""
+
+    spaces = forms.CharField(
+        label=_("Spaces"),
+        widget=forms.Textarea(attrs={"rows": 12, "cols": 40}),
+        help_text=_(
+            "Clockwise from space 0, one per line or separated by commas: a colour (red, yellow, "
+            "green, blue, white) and a letter (A–E), e.g. “green B”, or “-” for a space showing "
+            "neither. Every colour and every letter must occur."
+        ),
+    )
+
+    class Meta:
+        model = KnowledgeBoard
+        fields = "__all__"  # noqa: DJ007 -- the fieldsets choose what is shown
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk and not self.is_bound:
+            self.initial["spaces"] = "\n".join(
+                "-" if space is None else f"{space['colour']} {space['letter']}"
+                for space in self.instance.spaces
+            )
+
+    def clean_spaces(self) -> list[dict[str, str] | None]:
+        text = self.cleaned_data["spaces"]
+        tokens = [token.strip() for line in text.splitlines() for token in line.split(",") if token.strip()]
+        spaces: list[dict[str, str] | None] = []
+        for number, token in enumerate(tokens):
+            if token == "-":
+                spaces.append(None)
+                continue
+            words = token.split()
+            colour = words[0].lower() if words else ""
+            letter = words[1].upper() if len(words) == 2 else ""
+            if len(words) != 2 or colour not in KNOWLEDGE_COLOURS or letter not in KNOWLEDGE_LETTERS:
+                raise ValidationError(
+                    _("Space %(n)d (“%(text)s”): write a colour and a letter, e.g. “green B”, or “-”.")
+                    % {"n": number, "text": token}
+                )
+            spaces.append({"colour": colour, "letter": letter})
+        return spaces
+
+
+@admin.register(KnowledgeBoard)
+class KnowledgeBoardAdmin(AuthoredAdmin):
+    form = KnowledgeBoardForm
+    list_display = ("name", "length", "opponent_start", "opponent_start_hard", "status", "owner")
+    list_filter = ("status",)
+    search_fields = ("name", "description")
+    filter_horizontal = ("editors",)
+    actions = ["publish", "unpublish"]
+    readonly_fields = ("preview", "move_lengths", "created", "updated")
+    fieldsets = (
+        (None, {"fields": ("name", "description", "status")}),
+        (
+            _("The loop"),
+            {
+                "fields": (
+                    "preview",
+                    "move_lengths",
+                    "spaces",
+                    "finish",
+                    "opponent_start",
+                    "opponent_start_hard",
+                )
+            },
+        ),
+        (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),
+    )
+
+    @admin.display(description=_("spaces"))
+    def length(self, obj: KnowledgeBoard) -> int:
+        return len(obj.spaces or [])
+
+    def _board(self, obj: KnowledgeBoard | None) -> Any:
+        if obj is None or obj.pk is None:
+            return None
+        try:
+            return board_from_dict(obj.as_setup())
+        except InvalidSetup:
+            return None
+
+    @admin.display(description=_("preview"))
+    def preview(self, obj: KnowledgeBoard | None) -> str:
+        board = self._board(obj)
+        if board is None:
+            return _("Saved boards are drawn here: the loop clockwise from space 0 at the top.")
+        legend = _("⚑ start/finish · S opponents' start · H harder start; small numbers are space numbers.")
+        return format_html(
+            '<div class="knowledge-board-preview">{}<p class="help">{}</p></div>',
+            mark_safe(board_svg(board, title=str(obj))),  # noqa: S308 -- built from checked values only
+            legend,
+        )
+
+    @admin.display(description=_("letter and colour moves"))
+    def move_lengths(self, obj: KnowledgeBoard | None) -> str:
+        board = self._board(obj)
+        if board is None:
+            return "–"
+        lengths = board_move_lengths(board)
+        return _("At most %(max)d spaces, %(mean).1f on average (on the empty board).") % {
+            "max": lengths["max"],
+            "mean": lengths["mean"],
+        }
+
+
+# --- Know question bank ----------------------------------------------------------------------
+
+
+class KnowQuestionForm(forms.ModelForm):
+    answers = forms.CharField(
+        label=_("Accepted answers"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=_("One answer per line, best first; any of them counts as right in a quiz."),
+    )
+
+    class Meta:
+        model = KnowQuestion
+        fields = "__all__"  # noqa: DJ007 -- the fieldsets choose what is shown
+        widgets = {"text": forms.Textarea(attrs={"rows": 3})}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk and not self.is_bound:
+            self.initial["answers"] = "\n".join(self.instance.answers or [])
+
+    def clean_answers(self) -> list[str]:
+        lines = [" ".join(line.split()) for line in (self.cleaned_data.get("answers") or "").splitlines()]
+        answers = [line for line in lines if line]
+        if any(len(answer) > 500 for answer in answers):
+            raise ValidationError(_("An answer has at most 500 characters."))
+        return answers
+
+
+@admin.register(KnowQuestion)
+class KnowQuestionAdmin(AuthoredAdmin):
+    """Questions kept from Know games: the teacher edits them and uses them in quizzes."""
+
+    form = KnowQuestionForm
+    list_display = ("text_short", "answers_shown", "language", "status", "created_from", "owner")
+    list_filter = ("status", "language", "tags")
+    search_fields = ("text", "source")
+    filter_horizontal = ("tags", "editors")
+    actions = ["publish", "unpublish"]
+    readonly_fields = ("created", "updated", "created_from", "question_number")
+    fieldsets = (
+        (None, {"fields": ("text", "answers", "source", "language", "status", "tags")}),
+        (_("Kept from"), {"fields": ("created_from", "question_number")}),
+        (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),
+    )
+
+    @admin.display(description=_("question"), ordering="text")
+    def text_short(self, obj: KnowQuestion) -> str:
+        return obj.text if len(obj.text) <= 90 else obj.text[:88] + "…"
+
+    @admin.display(description=_("accepted answers"))
+    def answers_shown(self, obj: KnowQuestion) -> str:
+        return " · ".join(obj.answers or []) or "—"
 
 
 # --- Imports ---------------------------------------------------------------------------------

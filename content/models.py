@@ -15,6 +15,9 @@ from django.core.validators import MaxValueValidator, MinValueValidator, RegexVa
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from games.engines.base import InvalidSetup
+from games.engines.knowledge_board import board_from_dict
+
 from .answers import AnswerError, answer_format, answer_validate
 from .validators import validate_picture_file
 
@@ -407,6 +410,136 @@ class KnowledgeQuestion(AuthoredContent):
             self.answer = answer_validate(self.category, self.answer)
         except AnswerError as error:
             raise ValidationError({"answer": str(error)}) from error
+
+
+class KnowledgeBoard(AuthoredContent):
+    """A Knowledge? game board: a closed loop of spaces (rules README, Knowledge?: the board
+    is data).
+
+    ``spaces`` is the loop clockwise, each ``{"colour", "letter"}`` or ``null`` for a space
+    showing neither (the finish may be such); ``finish`` is the start/finish space,
+    ``opponent_start`` the opponents' start space (they stand on it and the 4 behind it)
+    and ``opponent_start_hard`` the harder start ("in the lower area of the board"). The
+    format is the game log's (``docs/replay.md``); the checks are the engine's
+    (``games.engines.knowledge_board.board_from_dict``).
+    """
+
+    name = models.CharField(_("name"), max_length=120)
+    description = models.TextField(_("description"), blank=True)
+    spaces = models.JSONField(
+        _("spaces"),
+        help_text=_("The loop clockwise from space 0: a colour and a letter for each space, or none."),
+    )
+    finish = models.PositiveSmallIntegerField(_("start/finish space"), default=0)
+    opponent_start = models.PositiveSmallIntegerField(
+        _("opponents' start space"), help_text=_("The opponents stand on it and on the 4 spaces behind it.")
+    )
+    opponent_start_hard = models.PositiveSmallIntegerField(
+        _("opponents' harder start space"),
+        null=True,
+        blank=True,
+        help_text=_("Optional: the start space for a more challenging game, further ahead."),
+    )
+    status = models.CharField(_("status"), max_length=12, choices=Status.choices, default=Status.DRAFT)
+
+    class Meta:
+        ordering = ["name", "id"]
+        verbose_name = _("Knowledge? board")
+        verbose_name_plural = _("Knowledge? boards")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def as_setup(self) -> dict[str, object]:
+        """The board as a game setup and a game log write it (``setup["board"]``)."""
+        return {
+            "spaces": self.spaces,
+            "finish": self.finish,
+            "opponent_start": self.opponent_start,
+            "opponent_start_hard": self.opponent_start_hard,
+        }
+
+    def clean(self) -> None:
+        """Refuse a board the game cannot be played on, saying what to change."""
+        spaces = self.spaces if isinstance(self.spaces, list) else []
+        shown = [space for space in spaces if isinstance(space, dict)]
+        colours = [c for c in KNOWLEDGE_COLOURS if not any(space.get("colour") == c for space in shown)]
+        letters = [x for x in KNOWLEDGE_LETTERS if not any(space.get("letter") == x for space in shown)]
+        if spaces and (colours or letters):
+            raise ValidationError(
+                {
+                    "spaces": _(
+                        "Every colour and every letter must occur on the board, or a card asking for "
+                        "it could never be played. Missing: %(missing)s."
+                    )
+                    % {"missing": ", ".join([*colours, *letters])}
+                }
+            )
+        try:
+            board_from_dict(self.as_setup())
+        except InvalidSetup as error:
+            raise ValidationError(str(error)) from error
+
+
+class KnowQuestion(AuthoredContent):
+    """A question of the Know question bank, kept from a game played in class.
+
+    Know rulebook, Resolution: "the facilitator marks the best answers against the agreed
+    source"; after the game the questions with their best-marked answers are kept here,
+    edited in the admin and used for follow-up quizzes. Fields for other code (quizzes):
+
+    - ``text``: the question as the team wrote it (or as the teacher edited it);
+    - ``answers``: a JSON list of strings, the accepted (best-marked) answers, best first;
+      it may be empty when no answer won (the teacher fills it in);
+    - ``source``: the agreed source of answers of the game;
+    - ``language``, ``tags``, ``status`` (only published questions are shared with other
+      teachers), ``owner`` (the teacher who kept it);
+    - ``created_from`` and ``question_number``: the Know session and the Question Number
+      the question came from (nothing says which team wrote it or gave an answer).
+    """
+
+    text = models.TextField(_("question"), max_length=500)
+    answers = models.JSONField(
+        _("accepted answers"),
+        default=list,
+        blank=True,
+        help_text=_("The best-marked answers, one per line in the admin; any of them is right."),
+    )
+    source = models.CharField(_("agreed source of answers"), max_length=300, blank=True)
+    language = models.CharField(_("language"), max_length=5, choices=LANGUAGES, default="pl")
+    tags = models.ManyToManyField(Tag, verbose_name=_("tags"), blank=True, related_name="+")
+    status = models.CharField(_("status"), max_length=12, choices=Status.choices, default=Status.DRAFT)
+    created_from = models.ForeignKey(
+        "games.GameSession",
+        verbose_name=_("kept from game"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    question_number = models.PositiveSmallIntegerField(
+        _("Question Number in that game"), null=True, blank=True
+    )
+
+    class Meta:
+        ordering = ["-created", "id"]
+        verbose_name = _("Know question")
+        verbose_name_plural = _("Know questions")
+        constraints = [
+            # Keeping a game's questions twice does not copy them twice.
+            models.UniqueConstraint(
+                fields=["created_from", "question_number"],
+                condition=models.Q(created_from__isnull=False),
+                name="content_knowquestion_once_per_game",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+    def clean(self) -> None:
+        if not isinstance(self.answers, list) or not all(isinstance(a, str) for a in self.answers):
+            raise ValidationError({"answers": _("The accepted answers are a list of texts.")})
 
 
 class ImportJob(models.Model):

@@ -6,13 +6,14 @@ readings Talia adds are in ``../shared/rules/README.md`` (Knowledge?).  The engi
 the API of :mod:`games.engines.base`; setup, action and state formats are those of
 ``docs/replay.md`` (Knowledge?), and the board is data (:mod:`.knowledge_board`).
 
-Setup (every field may be left out)::
+Setup (every field but ``cards`` may be left out)::
 
     {"board": {"spaces": [null, {"colour": "red", "letter": "A"}, ...],
                "finish": 0, "opponent_start": 7, "opponent_start_hard": 17},
      "opponents": [{"colour": "white", "letter": "A", "space": 7}, ...],
      "team_space": 0,
      "harder_start": false,
+     "players": [{"id": "p1", "name": "Ala"}],
      "cards": [{"id": "q1", "category": "number", "answer": 3, "front": "...", "back": "..."}, ...]}
 
 Action: ``{"type": "assign", "card": "q1", "marker": "team", "guess": 3}`` (``marker`` is
@@ -30,12 +31,15 @@ Readings where the rulebook is silent, or speaks of a table rather than a screen
   ``rng_for(seed, "opponents")``; their front letters A-E are a permutation drawn with
   ``rng_for(seed, "letters")``.  ``harder_start: true`` uses ``opponent_start_hard`` (Setup,
   note).  Explicit ``opponents`` win over both (the later one in the list lies on top).
-* Cards: ``cards`` is the draw order of the whole game; left out, the default question pool
-  (Talia's demo questions, :data:`DEFAULT_POOL_PATH`) is shuffled with ``rng_for(seed,
-  "cards")``.  Played cards are set aside ("You do not need them any more in this game");
-  should the order run out (a box has 630 cards, a class pool far fewer), the cards set
-  aside are shuffled with ``rng_for(seed, "reshuffle", n)`` (``n`` = cards in the order so
-  far) and continue the order, as players would refill the box.  A setup needs 6 cards.
+* Cards: ``cards`` is the draw order of the whole game and is required: a session draws
+  it from the question pool the teacher chose (``content.KnowledgeQuestion``), a test or a
+  log names it; the engine never falls back to other questions.  Played cards are set
+  aside ("You do not need them any more in this game"); should the order run out (a box
+  has 630 cards, a class pool far fewer), the cards set aside are shuffled with
+  ``rng_for(seed, "reshuffle", n)`` (``n`` = cards in the order so far) and continue the
+  order, as players would refill the box.  A setup needs 6 cards.
+* Players: ``players`` (``[{"id", "name"}, ...]``, written by the session) is kept with the
+  setup for the log; any member of the team may act.
 * Number card 0: the marker does not move (it stays where it is, also inside a stack) but
   has had its move this round.  A number card moves the team marker exactly that many
   spaces; an opponent likewise, the team's space counting as one step, except that an
@@ -76,6 +80,16 @@ Readings where the rulebook is silent, or speaks of a table rather than a screen
   as moved.  "Do not clear the card you have just played" is read as the rule for every
   card: it stays at its slot until the round is complete, so the slots show which markers
   have moved; the abandoned card lies at no slot, its marker not having moved.
+* The move record: every card played adds a :class:`Play` to ``history`` with what a screen
+  needs to explain the move ("blue moves to the next E: 4 spaces, skipping the team
+  marker"): the answer, from/to/steps, the option matched and the opponent marker showing
+  it, ``skipped_team`` (a number move's skip, or a letter/colour move passing the team's
+  space that would have matched), ``from_stack``, ``onto`` and ``flag_turned``.
+* Speed: the state stays an immutable value, but an action builds the next one in a
+  single copy (:func:`_evolve`), markers and records are named tuples, and letter and
+  colour moves read a per-board table of the nearest printed match
+  (:meth:`.knowledge_board.Board.nearest`) and look only at the occupied spaces.
+  :func:`deal` starts a game from an already checked board and cards (the simulator).
 * Guesses: ``guess`` (a number 0-5, or letters / colours like an answer) is recorded with
   the card before its back is read.  It never changes the movement.  It is correct when it
   equals a number answer, or when every guessed letter/colour is one of the answer's options.
@@ -85,15 +99,13 @@ Readings where the rulebook is silent, or speaks of a table rather than a screen
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from .base import IllegalAction, InvalidAction, InvalidSetup, rng_for
-from .knowledge_board import COLOURS, LETTERS, Board, board_from_dict, default_board
+from .knowledge_board import COLOURS, LETTERS, SYMBOL_BITS, Board, board_from_dict, default_board, symbol_mask
 
 __all__ = [
     "CARDS_PER_ROUND",
@@ -109,6 +121,9 @@ __all__ = [
     "State",
     "TeamMarker",
     "apply_action",
+    "assign",
+    "cards_from",
+    "deal",
     "is_terminal",
     "legal_actions",
     "movement",
@@ -136,14 +151,9 @@ CATEGORIES: tuple[str, ...] = ("number", "letter", "colour")
 MAX_NUMBER = 5
 MAX_TEXT = 2000
 
-#: The default question pool when a setup gives no ``cards``.
-DEFAULT_POOL_PATH = (
-    Path(__file__).resolve().parents[2] / "content" / "demo" / "data" / "knowledge_questions.json"
-)
-
 MOVED, ABANDONED, STAYS = "moved", "abandoned", "stays"
 
-_SETUP_FIELDS = frozenset({"board", "opponents", "team_space", "harder_start", "cards"})
+_SETUP_FIELDS = frozenset({"board", "opponents", "team_space", "harder_start", "cards", "players"})
 _CARD_FIELDS = frozenset({"id", "category", "answer", "front", "back"})
 _ACTION_FIELDS = frozenset({"type", "player", "card", "marker", "guess"})
 
@@ -177,14 +187,14 @@ class QuizCard:
         return {"id": self.id, "category": self.category, "front": self.front}
 
 
-@dataclass(frozen=True)
-class TeamMarker:
+class TeamMarker(NamedTuple):
+    """The team marker: its space and how often it has entered or passed the finish."""
+
     space: int
     crossings: int = 0
 
 
-@dataclass(frozen=True)
-class OpponentMarker:
+class OpponentMarker(NamedTuple):
     """An opponent marker: its colour, the letter on its front (the back shows the same
     letter and the finish flag)."""
 
@@ -195,18 +205,31 @@ class OpponentMarker:
     flag: bool = False
 
 
-@dataclass(frozen=True)
-class Movement:
-    """Where a card sends a marker: ``steps`` spaces clockwise, to space ``to``."""
+class Movement(NamedTuple):
+    """Where a card sends a marker: ``steps`` spaces clockwise, to space ``to``.
+
+    For a letter or colour card, ``matched`` is the option reached and ``on_marker`` the
+    opponent marker showing it (``None`` for a printed space).  ``skipped_team`` is the
+    number-card skip, or, for a letter or colour move, that the team's space showed the
+    option but was unavailable and passed over.
+    """
 
     to: int
     steps: int
     skipped_team: bool = False
+    matched: str | None = None
+    on_marker: str | None = None
 
 
-@dataclass(frozen=True)
-class Play:
-    """One card assigned to a marker, as the history keeps it (the guess for progress)."""
+class Play(NamedTuple):
+    """One card assigned to a marker, as the history keeps it: the move record.
+
+    Everything a screen needs to explain the move ("blue moves to the next E: 4 spaces,
+    skipping the team marker") is here: the card's answer, where the marker came from and
+    went, ``matched``/``on_marker`` (what it stopped on), ``skipped_team``, ``from_stack``
+    (it was taken from under other markers), ``onto`` (the markers it now lies on, bottom
+    to top), ``crossed``/``flag_turned`` (the finish), and the guess kept for progress.
+    """
 
     round: int
     card: str
@@ -222,6 +245,11 @@ class Play:
     steps: int
     crossed: bool = False
     skipped_team: bool = False
+    matched: str | None = None
+    on_marker: str | None = None
+    from_stack: bool = False
+    onto: tuple[str, ...] = ()
+    flag_turned: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -239,6 +267,11 @@ class Play:
             "steps": self.steps,
             "crossed": self.crossed,
             "skipped_team": self.skipped_team,
+            "matched": self.matched,
+            "on_marker": self.on_marker,
+            "from_stack": self.from_stack,
+            "onto": list(self.onto),
+            "flag_turned": self.flag_turned,
         }
 
     @classmethod
@@ -259,6 +292,11 @@ class Play:
             steps=int(data["steps"]),
             crossed=bool(data["crossed"]),
             skipped_team=bool(data["skipped_team"]),
+            matched=data.get("matched"),
+            on_marker=data.get("on_marker"),
+            from_stack=bool(data.get("from_stack", False)),
+            onto=tuple(data.get("onto", ())),
+            flag_turned=bool(data.get("flag_turned", False)),
         )
 
 
@@ -291,6 +329,8 @@ class State:
     stacks: Mapping[int, tuple[str, ...]]
     triggered_by: str | None = None
     history: tuple[Play, ...] = ()
+    #: card id -> index into ``cards`` (derived; shared by every state of a game).
+    card_ids: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def opponent(self, colour: str) -> OpponentMarker:
         return self.opponents[OPPONENTS.index(colour)]
@@ -404,6 +444,7 @@ def _state_from_data(data: Mapping[str, Any]) -> State:
         stacks=MappingProxyType({int(space): tuple(colours) for space, colours in data["stacks"].items()}),
         triggered_by=data["triggered_by"],
         history=tuple(Play.from_dict(play) for play in data["history"]),
+        card_ids=MappingProxyType(index),
     )
     _check_consistent(state)
     return state
@@ -507,26 +548,6 @@ def _parse_cards(raw: Any) -> tuple[QuizCard, ...]:
     return cards
 
 
-def _default_pool() -> list[dict[str, Any]]:
-    """The demo questions Talia ships, as cards ``demo-001``, ``demo-002``, ..."""
-    try:
-        rows = json.loads(DEFAULT_POOL_PATH.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise InvalidSetup(
-            f"No 'cards' were given and the default question pool cannot be read ({error}); give 'cards'."
-        ) from None
-    return [
-        {
-            "id": f"demo-{number:03d}",
-            "category": row["category"],
-            "answer": row["answer"],
-            "front": row.get("front"),
-            "back": row.get("back"),
-        }
-        for number, row in enumerate(rows, start=1)
-    ]
-
-
 def _parse_opponents(raw: Any, board: Board) -> tuple[tuple[OpponentMarker, ...], list[str]]:
     """Explicit opponents: all five, each colour and letter once; list order = bottom to top."""
     if not isinstance(raw, list) or len(raw) != len(OPPONENTS):
@@ -577,8 +598,21 @@ def _stacks_from(
     return MappingProxyType({space: tuple(pile) for space, pile in piles.items() if len(pile) >= 2})
 
 
+def _parse_players(raw: Any) -> None:
+    """``players`` (the session's team members, ``[{"id", "name"}, ...]``) is recorded with
+    the setup for the log; the game is cooperative, so it changes nothing in the rules."""
+    if not isinstance(raw, list) or not all(
+        isinstance(entry, str) or (isinstance(entry, Mapping) and isinstance(entry.get("id"), str))
+        for entry in raw
+    ):
+        raise InvalidSetup("'players' must be a list of team members: {'id': ..., 'name': ...}.")
+
+
 def new_game(setup: Mapping[str, Any], *, seed: int, variant: str) -> State:
     """Set up the board, place the markers and prepare round 1 (draw 6 cards).
+
+    The ``cards`` are required: they are the question pool's cards in draw order (a
+    session draws them from the pool the teacher chose; a test names them).
 
     >>> state = new_game(_example_setup(), seed=1, variant="basic")
     >>> state.round, state.team.space, len(state.round_cards), sorted(m.space for m in state.opponents)
@@ -589,56 +623,118 @@ def new_game(setup: Mapping[str, Any], *, seed: int, variant: str) -> State:
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise InvalidSetup("The seed must be an integer.")
     if not isinstance(setup, Mapping):
-        raise InvalidSetup("The setup must be an object (every field may be left out).")
+        raise InvalidSetup("The setup must be an object with at least the 'cards' in draw order.")
     unknown = sorted(set(setup) - _SETUP_FIELDS)
     if unknown:
         raise InvalidSetup(
             f"Unknown setup field(s) {', '.join(unknown)}; "
             f"Knowledge? reads {', '.join(sorted(_SETUP_FIELDS))}."
         )
+    if setup.get("players") is not None:
+        _parse_players(setup["players"])
     board = default_board() if setup.get("board") is None else board_from_dict(setup["board"])
     harder_start = setup.get("harder_start", False)
     if not isinstance(harder_start, bool):
         raise InvalidSetup("'harder_start' must be true or false.")
-    if harder_start and board.opponent_start_hard is None:
-        raise InvalidSetup("'harder_start' needs a board with an 'opponent_start_hard' space.")
-    if setup.get("opponents") is None:
-        opponents, bottom_to_top = _place_opponents(board, seed, hard=harder_start)
-    else:
-        opponents, bottom_to_top = _parse_opponents(setup["opponents"], board)
+    opponents = None if setup.get("opponents") is None else _parse_opponents(setup["opponents"], board)
     team_space = setup.get("team_space", board.finish)
     if isinstance(team_space, bool) or not isinstance(team_space, int) or not 0 <= team_space < board.length:
         raise InvalidSetup(
             f"'team_space' must be a space from 0 to {board.length - 1} (default: the finish)."
         )
-
     if setup.get("cards") is None:
-        cards = _parse_cards(_default_pool())
-        order = list(range(len(cards)))
-        rng_for(seed, "cards").shuffle(order)
-    else:
-        cards = _parse_cards(setup["cards"])
-        order = list(range(len(cards)))
+        raise InvalidSetup(
+            "The setup has no 'cards': give the question pool's cards in draw order "
+            f"(at least {CARDS_PER_ROUND}, one round)."
+        )
+    return deal(
+        board,
+        _parse_cards(setup["cards"]),
+        seed=seed,
+        variant=variant,
+        harder_start=harder_start,
+        opponents=opponents,
+        team_space=team_space,
+    )
 
+
+def cards_from(raw: Any) -> tuple[QuizCard, ...]:
+    """Check quiz cards written as data (``setup["cards"]``) once, for :func:`deal`.
+
+    >>> [card.answer for card in cards_from(_example_setup()["cards"])][:3]
+    [3, ('C', 'D'), ('blue',)]
+    """
+    return _parse_cards(raw)
+
+
+def deal(
+    board: Board,
+    cards: tuple[QuizCard, ...],
+    *,
+    seed: int,
+    variant: str = "basic",
+    harder_start: bool = False,
+    opponents: tuple[tuple[OpponentMarker, ...], list[str]] | None = None,
+    team_space: int | None = None,
+) -> State:
+    """Setup from a checked board and checked cards (:func:`board_from_dict`,
+    :func:`cards_from`): what :func:`new_game` does after reading the setup, and what the
+    balance simulator calls thousands of times with the same board and cards.
+
+    >>> board, cards = default_board(), cards_from(_example_setup()["cards"])
+    >>> deal(board, cards, seed=1) == new_game(_example_setup(), seed=1, variant="basic")
+    True
+    """
+    if variant not in VARIANTS:
+        raise InvalidSetup(f"Unknown variant {variant!r}; Knowledge? has {', '.join(VARIANTS)}.")
+    if len(cards) < CARDS_PER_ROUND:
+        raise InvalidSetup(f"A game needs at least {CARDS_PER_ROUND} cards (one round).")
+    if harder_start and board.opponent_start_hard is None:
+        raise InvalidSetup("'harder_start' needs a board with an 'opponent_start_hard' space.")
+    markers, bottom_to_top = opponents or _place_opponents(board, seed, hard=harder_start)
     state = State(
         variant=variant,
         seed=seed,
         board=board,
         harder_start=harder_start,
         cards=cards,
-        order=tuple(order),
+        order=tuple(range(len(cards))),
         drawn=0,
         round=0,
         round_cards=(),
-        slots=MappingProxyType({}),
+        slots=_NO_SLOTS,
         moved_this_round=(),
         abandoned=(),
         replacement=None,
-        team=TeamMarker(space=team_space),
-        opponents=opponents,
-        stacks=_stacks_from(opponents, bottom_to_top),
+        team=TeamMarker(space=board.finish if team_space is None else team_space),
+        opponents=markers,
+        stacks=_stacks_from(markers, bottom_to_top),
+        card_ids=_card_ids(cards),
     )
     return _prepare_round(state)
+
+
+def _card_ids(cards: tuple[QuizCard, ...]) -> Mapping[str, int]:
+    return MappingProxyType({card.id: index for index, card in enumerate(cards)})
+
+
+def _evolve(state: State, **changes: Any) -> State:
+    """``dataclasses.replace`` without re-running ``__init__``: the one copy an action makes.
+
+    The state stays immutable to everyone outside this module; building the new one field
+    by field is where most of the time of a simulated game used to go.
+    """
+    new = _new_state(State)
+    fields = state.__dict__.copy()
+    fields.update(changes)
+    _set_attribute(new, "__dict__", fields)
+    return new
+
+
+_new_state = object.__new__
+_set_attribute = object.__setattr__
+_tuple_new = tuple.__new__
+_NO_SLOTS: Mapping[str, int] = MappingProxyType({})
 
 
 def _draw(state: State) -> tuple[State, int] | None:
@@ -653,26 +749,39 @@ def _draw(state: State) -> tuple[State, int] | None:
         rng_for(state.seed, "reshuffle", len(order)).shuffle(rest)
         order = (*order, *rest)
     index = order[state.drawn]
-    drawn = replace(state, order=order, drawn=state.drawn + 1, round_cards=(*state.round_cards, index))
+    drawn = _evolve(state, order=order, drawn=state.drawn + 1, round_cards=(*state.round_cards, index))
     return drawn, index
 
 
 def _prepare_round(state: State) -> State:
     """1: Prepare the Round: "Draw 6 random cards from the box"; the card slots are empty."""
-    state = replace(
+    drawn, order = state.drawn, state.order
+    if drawn + CARDS_PER_ROUND <= len(order):
+        round_cards = order[drawn : drawn + CARDS_PER_ROUND]
+        return _evolve(
+            state,
+            round=state.round + 1,
+            round_cards=round_cards,
+            drawn=drawn + CARDS_PER_ROUND,
+            slots=_NO_SLOTS,
+            moved_this_round=(),
+            abandoned=(),
+            replacement=None,
+        )
+    state = _evolve(
         state,
         round=state.round + 1,
         round_cards=(),
-        slots=MappingProxyType({}),
+        slots=_NO_SLOTS,
         moved_this_round=(),
         abandoned=(),
         replacement=None,
     )
     for _ in range(CARDS_PER_ROUND):
-        drawn = _draw(state)
+        more = _draw(state)
         # A game has at least 6 cards and every earlier card is set aside: a round can be drawn.
-        assert drawn is not None
-        state = drawn[0]
+        assert more is not None
+        state = more[0]
     return state
 
 
@@ -690,36 +799,36 @@ def progress(state: State, marker: str) -> int:
     return state.crossings_of(marker) * state.board.length + state.board.past_finish(state.space_of(marker))
 
 
-def _piles(state: State, *, without: str | None = None) -> dict[int, list[str]]:
-    """The opponent markers on each occupied space, bottom to top (``without`` taken off)."""
-    piles: dict[int, list[str]] = {}
+def _tops(state: State, without: str) -> dict[int, OpponentMarker]:
+    """The opponent marker on top of each occupied space once ``without`` is taken off."""
+    stacks = state.stacks
+    if not stacks:
+        return {marker.space: marker for marker in state.opponents if marker.colour != without}
+    tops: dict[int, OpponentMarker] = {}
     for marker in state.opponents:
-        if marker.space in state.stacks:
-            continue
-        if marker.colour != without:
-            piles[marker.space] = [marker.colour]
-    for space, stack in state.stacks.items():
-        pile = [colour for colour in stack if colour != without]
-        if pile:
-            piles[space] = pile
-    return piles
+        if marker.colour != without and marker.space not in stacks:
+            tops[marker.space] = marker
+    for space, stack in stacks.items():
+        for colour in reversed(stack):
+            if colour != without:
+                tops[space] = state.opponents[_OPPONENT_INDEX[colour]]
+                break
+    return tops
 
 
-def _shown(state: State, piles: Mapping[int, list[str]], space: int, mover: str) -> tuple[str, str] | None:
-    """The (colour, letter) ``mover`` can move to on ``space``, or ``None``.
+_OPPONENT_INDEX: Mapping[str, int] = MappingProxyType({colour: i for i, colour in enumerate(OPPONENTS)})
+_MASKS: dict[tuple[str, ...], int] = {}
+#: What an opponent marker shows, as bits: its colour and its letter.
+_SHOWS: Mapping[tuple[str, str], int] = MappingProxyType(
+    {(colour, letter): SYMBOL_BITS[colour] | SYMBOL_BITS[letter] for colour in COLOURS for letter in LETTERS}
+)
 
-    "The colour and letter of the opponent marker lying on top are always the ones that
-    apply"; "A space covered by your team marker counts as unavailable when opponent markers
-    move by letter or colour".
-    """
-    if mover != TEAM and space == state.team.space:
-        return None
-    pile = piles.get(space)
-    if pile:
-        top = state.opponent(pile[-1])
-        return top.colour, top.letter
-    printed = state.board.spaces[space]
-    return None if printed is None else (printed.colour, printed.letter)
+
+def _options_mask(options: tuple[str, ...]) -> int:
+    mask = _MASKS.get(options)
+    if mask is None:
+        mask = _MASKS[options] = symbol_mask(options)
+    return mask
 
 
 def movement(state: State, marker: str, card: QuizCard) -> Movement | None:
@@ -727,63 +836,78 @@ def movement(state: State, marker: str, card: QuizCard) -> Movement | None:
 
     >>> state = new_game(_example_setup(), seed=1, variant="basic")
     >>> movement(state, "team", QuizCard("x", "number", 3))
-    Movement(to=3, steps=3, skipped_team=False)
+    Movement(to=3, steps=3, skipped_team=False, matched=None, on_marker=None)
     """
     board = state.board
-    origin = state.space_of(marker)
-    if isinstance(card.answer, int):
+    length = board.length
+    origin = state.team.space if marker == TEAM else state.opponents[_OPPONENT_INDEX[marker]].space
+    answer = card.answer
+    if isinstance(answer, int):
         # Number cards: "the exact number of spaces ... You may not forgo any steps."
-        steps = card.answer
-        to = board.ahead(origin, steps)
-        if marker != TEAM and steps > 0 and to == state.team.space:
+        to = (origin + answer) % length
+        if marker != TEAM and answer > 0 and to == state.team.space:
             # "If an opponent lands on the space of your team marker with its last step, it
             # skips this space and moves on to the next available space."
-            return Movement(to=board.ahead(to, 1), steps=steps + 1, skipped_team=True)
-        return Movement(to=to, steps=steps)
+            return _tuple_new(Movement, ((to + 1) % length, answer + 1, True, None, None))
+        return _tuple_new(Movement, (to, answer, False, None, None))
     # Letter / colour cards: "the nearest possible space that shows this letter"; with
     # several options "the nearest available space that matches one of the options".
-    side = 0 if card.category == "colour" else 1
-    wanted = set(card.answer)
-    piles = _piles(state, without=marker)
-    for steps in range(1, board.length):
-        space = board.ahead(origin, steps)
-        shown = _shown(state, piles, space, marker)
-        if shown is not None and shown[side] in wanted:
-            return Movement(to=space, steps=steps)
-    return None
+    # The printed spaces come from the board's table; only the at most six occupied spaces
+    # can change the answer: a marker on top shows its own colour and letter, and for an
+    # opponent the team's space is unavailable.
+    wanted = _MASKS.get(answer) or _options_mask(answer)
+    shows = _SHOWS
+    team_space = state.team.space
+    # What each occupied space shows (0: unavailable), and the nearest one showing an option.
+    covered: dict[int, int] = {}
+    best = length
+    best_marker: OpponentMarker | None = None
+    stacks = state.stacks
+    for top in state.opponents if not stacks else _tops(state, marker).values():
+        if top.colour == marker:
+            continue
+        space = top.space
+        shown = covered[space] = shows[top.colour, top.letter]
+        if shown & wanted and (marker == TEAM or space != team_space):
+            steps = (space - origin) % length
+            if 0 < steps < best:
+                best, best_marker = steps, top
+    skipped_team, team_steps = False, 0
+    if marker != TEAM:
+        skipped_team = bool(covered.get(team_space, board.masks[team_space]) & wanted)
+        team_steps = (team_space - origin) % length
+        covered[team_space] = 0
+    table = board.nearest(wanted)
+    travelled, at = 0, origin
+    while True:
+        travelled += table[at]
+        if travelled >= best:
+            break
+        at = (origin + travelled) % length
+        if at not in covered:
+            best, best_marker = travelled, None
+            break
+    if best >= length:
+        return None
+    if skipped_team:
+        skipped_team = 0 < team_steps < best
+    to = (origin + best) % length
+    if best_marker is not None:
+        matched = _matched(answer, best_marker.colour, best_marker.letter)
+        return _tuple_new(Movement, (to, best, skipped_team, matched, best_marker.colour))
+    printed = board.spaces[to]
+    assert printed is not None
+    matched = _matched(answer, printed.colour, printed.letter)
+    return _tuple_new(Movement, (to, best, skipped_team, matched, None))
+
+
+def _matched(options: tuple[str, ...], colour: str, letter: str) -> str:
+    return colour if colour in options else letter
 
 
 def _crosses_finish(state: State, origin: int, steps: int) -> bool:
     """Whether the finish lies within the spaces entered or passed: 1..steps ahead."""
     return 1 <= (state.board.finish - origin) % state.board.length <= steps
-
-
-def _move(state: State, marker: str, move: Movement) -> tuple[State, bool]:
-    """Carry out ``move``; returns the new state and whether the marker crossed the finish."""
-    origin = state.space_of(marker)
-    crossed = _crosses_finish(state, origin, move.steps)
-    crossings = state.crossings_of(marker) + int(crossed)
-    if marker == TEAM:
-        state = replace(state, team=TeamMarker(space=move.to, crossings=crossings))
-    elif move.steps > 0:
-        # "If the opponent marker you want to move lies below other markers, take it from
-        # the stack"; landing where others are, "place it on top of the stack".
-        piles = _piles(state, without=marker)
-        piles.setdefault(move.to, []).append(marker)
-        mover = state.opponent(marker)
-        # "enters or passes the finish space for the first time, you immediately turn its
-        # marker over to its back side (the side with the finish flag)".
-        moved = replace(mover, space=move.to, crossings=crossings, flag=mover.flag or crossed)
-        state = replace(
-            state,
-            opponents=tuple(moved if m.colour == marker else m for m in state.opponents),
-            stacks=MappingProxyType(
-                {space: tuple(pile) for space, pile in sorted(piles.items()) if len(pile) >= 2}
-            ),
-        )
-    if crossed and crossings == CROSSINGS_TO_END and state.triggered_by is None:
-        state = replace(state, triggered_by=marker)
-    return state, crossed
 
 
 def is_terminal(state: State) -> bool:
@@ -916,7 +1040,7 @@ def apply_action(state: State, player: str | None, action: Mapping[str, Any]) ->
     card_id = action.get("card")
     if not isinstance(card_id, str):
         raise InvalidAction("An 'assign' names the card by its id in 'card'.")
-    index = next((i for i, card in enumerate(state.cards) if card.id == card_id), None)
+    index = state.card_ids.get(card_id)
     if index is None:
         raise InvalidAction(f"There is no card {card_id!r} in this game.")
     marker = action.get("marker")
@@ -931,6 +1055,35 @@ def apply_action(state: State, player: str | None, action: Mapping[str, Any]) ->
             raise InvalidAction(str(error)) from None
     _check_assign(state, index, marker)
     return _assign(state, index, marker, acting, guess)
+
+
+def assign(
+    state: State, card: int, marker: str, *, player: str | None = None, guess: Answer | None = None
+) -> State:
+    """Assign ``state.cards[card]`` to ``marker``: :func:`apply_action` without reading an
+    action object, for simulators (same rules, same errors, a new state).
+
+    >>> state = new_game(_example_setup(), seed=1, variant="basic")
+    >>> action = {"type": "assign", "card": "q1", "marker": "team"}
+    >>> assign(state, 0, "team") == apply_action(state, None, action)
+    True
+    """
+    if marker not in _MARKER_SET or not 0 <= card < len(state.cards):
+        raise InvalidAction(f"Assign one of the game's cards to one of {', '.join(MARKERS)}.")
+    moved, slots, abandoned = state.moved_this_round, state.slots, state.abandoned
+    if state.replacement is not None:
+        fine = card == state.replacement
+    elif state.variant == "basic":
+        played = len(slots) + len(abandoned)
+        fine = played < len(state.round_cards) and state.round_cards[played] == card
+    else:
+        fine = card in state.round_cards and card not in slots.values() and card not in abandoned
+    if not fine or marker in moved or (state.triggered_by is not None and len(moved) == CARDS_PER_ROUND):
+        _check_assign(state, card, marker)  # raises, saying why
+    return _assign(state, card, marker, player, guess)
+
+
+_MARKER_SET = frozenset(MARKERS)
 
 
 def _check_assign(state: State, index: int, marker: str) -> None:
@@ -969,52 +1122,131 @@ def _guess_correct(card: QuizCard, guess: Answer | None) -> bool | None:
 
 
 def _assign(state: State, index: int, marker: str, player: str | None, guess: Answer | None) -> State:
-    """Reading and Resolving a Card: place it at the marker's card slot, turn it over, move."""
+    """Reading and Resolving a Card: place it at the marker's card slot, turn it over, move.
+
+    Builds the next state in one go (markers, stacks, slot, history, and the next round
+    when this was the sixth card): the speed of a simulated game is made here.
+    """
     card = state.cards[index]
-    origin = state.space_of(marker)
     move = movement(state, marker, card)
-    record = Play(
-        round=state.round,
-        card=card.id,
-        category=card.category,
-        answer=card.answer,
-        marker=marker,
-        player=player,
-        guess=guess,
-        guess_correct=_guess_correct(card, guess),
-        movement=MOVED,
-        from_space=origin,
-        to_space=origin,
-        steps=0,
-    )
+    origin = state.team.space if marker == TEAM else state.opponents[_OPPONENT_INDEX[marker]].space
     if move is None:
+        record = Play(
+            state.round, card.id, card.category, card.answer, marker, player, guess,
+            _guess_correct(card, guess), ABANDONED, origin, origin, 0,
+        )  # fmt: skip
         return _abandon(state, index, marker, record)
-    state, crossed = _move(state, marker, move)
-    record = replace(
-        record, to_space=move.to, steps=move.steps, crossed=crossed, skipped_team=move.skipped_team
+    to, steps = move.to, move.steps
+    board = state.board
+    length = board.length
+    # Entering the finish counts, starting on it does not: it lies 1..steps ahead.
+    crossed = steps > 0 and board.finish != origin and (board.finish - origin) % length <= steps
+    team, opponents, stacks = state.team, state.opponents, state.stacks
+    from_stack, flag_turned = False, False
+    onto: tuple[str, ...] = ()
+    if marker == TEAM:
+        crossings = team.crossings + crossed
+        team = _tuple_new(TeamMarker, (to, crossings))
+        if steps == 0:
+            onto = ()
+        elif to in stacks:
+            onto = stacks[to]
+        else:
+            onto = tuple(m.colour for m in opponents if m.space == to)
+    else:
+        position = _OPPONENT_INDEX[marker]
+        mover = opponents[position]
+        crossings = mover.crossings + crossed
+        if steps > 0:
+            # "If the opponent marker you want to move lies below other markers, take it from
+            # the stack"; landing where others are, "place it on top of the stack".
+            stacks, from_stack, onto = _restack(state, marker, origin, to)
+            # "enters or passes the finish space for the first time, you immediately turn its
+            # marker over to its back side (the side with the finish flag)".
+            flag_turned = crossed and not mover.flag
+            flag = mover.flag or crossed
+            moved = _tuple_new(OpponentMarker, (mover.colour, mover.letter, to, crossings, flag))
+            changed = list(opponents)
+            changed[position] = moved
+            opponents = tuple(changed)
+    triggered_by = state.triggered_by
+    if crossed and crossings == CROSSINGS_TO_END and triggered_by is None:
+        triggered_by = marker
+    # tuple.__new__ builds the named tuples without their keyword-checking __new__ (hot path).
+    record = _tuple_new(Play, (
+        state.round, card.id, card.category, card.answer, marker, player, guess,
+        None if guess is None else _guess_correct(card, guess), MOVED, origin, to, steps, crossed,
+        move.skipped_team, move.matched, move.on_marker, from_stack, onto, flag_turned,
+    ))  # fmt: skip
+    slots = state.slots.copy()  # type: ignore[attr-defined]  # a MappingProxyType of a dict
+    slots[marker] = index
+    moved_this_round = (*state.moved_this_round, marker)
+    abandoned = state.abandoned
+    if abandoned:
+        abandoned = tuple(i for i in abandoned if i != index)
+    state = _evolve(
+        state,
+        team=team,
+        opponents=opponents,
+        stacks=stacks,
+        triggered_by=triggered_by,
+        slots=MappingProxyType(slots),
+        moved_this_round=moved_this_round,
+        replacement=None,
+        abandoned=abandoned,
+        history=(*state.history, record),
     )
-    return _slot(state, index, marker, record)
+    if len(moved_this_round) < CARDS_PER_ROUND or triggered_by is not None:
+        # The game is over once the round that triggered the end is complete.
+        return state
+    return _prepare_round(state)
+
+
+def _restack(
+    state: State, marker: str, origin: int, to: int
+) -> tuple[Mapping[int, tuple[str, ...]], bool, tuple[str, ...]]:
+    """The stacks after ``marker`` leaves ``origin`` alone and lies on top at ``to``; whether
+    it came from under other markers, and what it now lies on (bottom to top)."""
+    stacks = state.stacks
+    if not stacks:
+        # The common case: single markers only.
+        for other in state.opponents:
+            if other.space == to and other.colour != marker:
+                return MappingProxyType({to: (other.colour, marker)}), False, (other.colour,)
+        return stacks, False, ()
+    changed = dict(stacks)
+    from_stack = False
+    pile = stacks.get(origin)
+    if pile is not None:
+        from_stack = pile[-1] != marker
+        rest = tuple(colour for colour in pile if colour != marker)
+        if len(rest) >= 2:
+            changed[origin] = rest
+        else:
+            del changed[origin]
+    below = stacks.get(to)
+    if below is None:
+        below = tuple(m.colour for m in state.opponents if m.space == to and m.colour != marker)
+    if below:
+        changed[to] = (*below, marker)
+    return MappingProxyType(changed), from_stack, below
 
 
 def _abandon(state: State, index: int, marker: str, record: Play) -> State:
     """Very unlikely case: "abandon the movement. Take a replacement card from the box and
     play it instead. You may again freely choose which marker to assign this card to.\""""
-    state = replace(state, abandoned=(*state.abandoned, index), replacement=None)
+    state = _evolve(state, abandoned=(*state.abandoned, index), replacement=None)
     drawn = _draw(state)
     if drawn is None:
         # No card left to replace it: the marker stays where it is and has had its turn.
-        return _slot(state, index, marker, replace(record, movement=STAYS))
+        return _slot(state, index, marker, record._replace(movement=STAYS))
     state, replacement = drawn
-    return replace(
-        state,
-        replacement=replacement,
-        history=(*state.history, replace(record, movement=ABANDONED)),
-    )
+    return _evolve(state, replacement=replacement, history=(*state.history, record))
 
 
 def _slot(state: State, index: int, marker: str, record: Play) -> State:
     """The card lies at the marker's slot; after the sixth, 3: Complete the Round."""
-    state = replace(
+    state = _evolve(
         state,
         slots=MappingProxyType({**state.slots, marker: index}),
         moved_this_round=(*state.moved_this_round, marker),
@@ -1023,7 +1255,6 @@ def _slot(state: State, index: int, marker: str, record: Play) -> State:
         history=(*state.history, record),
     )
     if len(state.moved_this_round) < CARDS_PER_ROUND or state.triggered_by is not None:
-        # The game is over once the round that triggered the end is complete.
         return state
     return _prepare_round(state)
 

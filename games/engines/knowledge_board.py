@@ -27,7 +27,7 @@ letter (3.2 on average), so a move by letter or colour is short, as on the print
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import mean
 from types import MappingProxyType
 from typing import Any
@@ -42,9 +42,13 @@ __all__ = [
     "MIN_SPACES",
     "Board",
     "Space",
+    "SYMBOL_BITS",
     "board_from_dict",
+    "board_svg",
     "default_board",
     "move_lengths",
+    "space_positions",
+    "symbol_mask",
 ]
 
 #: "red, yellow, green, blue or white" (The Quiz Cards, Colour cards).
@@ -68,18 +72,78 @@ class Space:
     letter: str
 
 
+#: Bits of the colours and letters (:func:`symbol_mask`): a set of options is one int.
+SYMBOL_BITS: Mapping[str, int] = MappingProxyType(
+    {name: 1 << bit for bit, name in enumerate((*COLOURS, *LETTERS))}
+)
+
+
+def symbol_mask(options: tuple[str, ...] | list[str] | set[str]) -> int:
+    """The options of a letter or colour card as bits (``"C/D"`` is C's bit | D's bit).
+
+    >>> symbol_mask(("C", "D")) == SYMBOL_BITS["C"] | SYMBOL_BITS["D"]
+    True
+    """
+    mask = 0
+    for option in options:
+        mask |= SYMBOL_BITS[option]
+    return mask
+
+
+_TABLES: dict[tuple[int, ...], dict[int, tuple[int, ...]]] = {}
+_TABLES_KEPT = 64
+
+
 @dataclass(frozen=True)
 class Board:
-    """A checked board; build one with :func:`board_from_dict`."""
+    """A checked board; build one with :func:`board_from_dict`.
+
+    For speed the board keeps, beside its spaces, each space's printed colour and letter
+    as bits (``masks``) and, per set of options, how far the nearest printed space showing
+    one of them lies from every space (:meth:`nearest`, computed once per board).
+    """
 
     spaces: tuple[Space | None, ...]
     finish: int
     opponent_start: int
     opponent_start_hard: int | None = None
+    masks: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    length: int = field(init=False, repr=False, compare=False)
+    _nearest: dict[int, tuple[int, ...]] = field(init=False, repr=False, compare=False)
 
-    @property
-    def length(self) -> int:
-        return len(self.spaces)
+    def __post_init__(self) -> None:
+        masks = tuple(
+            0 if space is None else SYMBOL_BITS[space.colour] | SYMBOL_BITS[space.letter]
+            for space in self.spaces
+        )
+        object.__setattr__(self, "masks", masks)
+        object.__setattr__(self, "length", len(self.spaces))
+        # Boards with the same spaces share their tables (a simulation deals many games).
+        if len(_TABLES) > _TABLES_KEPT:
+            _TABLES.clear()
+        object.__setattr__(self, "_nearest", _TABLES.setdefault(masks, {}))
+
+    def nearest(self, mask: int) -> tuple[int, ...]:
+        """For every space, the steps (1 to length - 1) to the nearest printed space ahead
+        showing one of the options in ``mask``; ``length`` where none does.
+
+        >>> board = board_from_dict(DEFAULT_BOARD)
+        >>> board.nearest(SYMBOL_BITS["E"])[0], board.spaces[3]
+        (3, Space(colour='red', letter='E'))
+        """
+        table = self._nearest.get(mask)
+        if table is None:
+            length, masks = self.length, self.masks
+            found = []
+            for origin in range(length):
+                for steps in range(1, length):
+                    if masks[(origin + steps) % length] & mask:
+                        break
+                else:
+                    steps = length
+                found.append(steps)
+            table = self._nearest[mask] = tuple(found)
+        return table
 
     def ahead(self, space: int, steps: int) -> int:
         """The space ``steps`` clockwise from ``space``.
@@ -248,3 +312,86 @@ DEFAULT_BOARD: Mapping[str, Any] = MappingProxyType(
 def default_board() -> Board:
     """:data:`DEFAULT_BOARD`, checked."""
     return board_from_dict(DEFAULT_BOARD)
+
+
+#: How the colours are drawn (print-friendly, readable on a projector) and the text on them.
+SVG_FILL: Mapping[str, str] = MappingProxyType(
+    {"red": "#d7263d", "yellow": "#f4c430", "green": "#2e8b57", "blue": "#1f5fbf", "white": "#ffffff"}
+)
+SVG_INK: Mapping[str, str] = MappingProxyType(
+    {"red": "#ffffff", "yellow": "#1a1a1a", "green": "#ffffff", "blue": "#ffffff", "white": "#1a1a1a"}
+)
+
+
+def space_positions(length: int, *, radius: float, centre: float) -> list[tuple[float, float]]:
+    """Where each space of a loop of ``length`` is drawn: clockwise on a circle, space 0 at
+    the top (the same layout as the play page's ``static/games/knowledge.js``)."""
+    from math import cos, pi, sin
+
+    return [
+        (
+            round(centre + radius * cos(-pi / 2 + 2 * pi * index / length), 1),
+            round(centre + radius * sin(-pi / 2 + 2 * pi * index / length), 1),
+        )
+        for index in range(length)
+    ]
+
+
+def board_svg(board: Board, *, size: int = 420, title: str = "") -> str:
+    """The board drawn as an SVG loop: each space a disc in its colour with its letter, the
+    finish marked with a flag ring, the start spaces with an outline (S, H).
+
+    Only checked values reach the markup (colours and letters from fixed lists, numbers);
+    ``title`` is escaped.
+
+    >>> svg = board_svg(board_from_dict(DEFAULT_BOARD))
+    >>> svg.startswith("<svg") and svg.count("<circle") >= 41
+    True
+    """
+    from html import escape
+
+    centre = size / 2
+    radius = size / 2 - 34
+    disc = max(6.0, min(20.0, 3.14159 * radius / board.length * 0.85))
+    points = space_positions(board.length, radius=radius, centre=centre)
+    starts = set(board.start_spaces(hard=False))
+    hard = set(board.start_spaces(hard=True)) if board.opponent_start_hard is not None else set()
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {size} {size}" width="{size}" '
+        f'height="{size}" role="img" class="knowledge-board-preview">',
+        f"<title>{escape(title or 'Knowledge? board')}</title>",
+        f'<circle cx="{centre}" cy="{centre}" r="{radius}" fill="none" stroke="#999" stroke-width="2"/>',
+    ]
+    for index, (x, y) in enumerate(points):
+        space = board.spaces[index]
+        fill = "#e8e8e8" if space is None else SVG_FILL[space.colour]
+        ink = "#1a1a1a" if space is None else SVG_INK[space.colour]
+        stroke, width = ("#000", 3) if index == board.finish else ("#333", 1)
+        parts.append(
+            f'<circle cx="{x}" cy="{y}" r="{disc:.1f}" fill="{fill}" stroke="{stroke}" '
+            f'stroke-width="{width}"/>'
+        )
+        label = "⚑" if index == board.finish else ("" if space is None else space.letter)
+        parts.append(
+            f'<text x="{x}" y="{y}" fill="{ink}" font-size="{disc:.0f}" font-family="sans-serif" '
+            f'font-weight="bold" text-anchor="middle" dominant-baseline="central">{label}</text>'
+        )
+        marks = ("S" if index == board.opponent_start else "") + (
+            "H" if index == board.opponent_start_hard else ""
+        )
+        if marks or index in starts or index in hard:
+            ox = centre + (x - centre) * (radius + disc + 9) / radius
+            oy = centre + (y - centre) * (radius + disc + 9) / radius
+            colour = "#1f5fbf" if index in starts else "#8a2be2"
+            parts.append(
+                f'<text x="{ox:.1f}" y="{oy:.1f}" fill="{colour}" font-size="11" font-family="sans-serif" '
+                f'text-anchor="middle" dominant-baseline="central">{marks or "·"}</text>'
+            )
+        index_x = centre + (x - centre) * (radius - disc - 9) / radius
+        index_y = centre + (y - centre) * (radius - disc - 9) / radius
+        parts.append(
+            f'<text x="{index_x:.1f}" y="{index_y:.1f}" fill="#555" font-size="9" font-family="sans-serif" '
+            f'text-anchor="middle" dominant-baseline="central">{index}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)

@@ -116,6 +116,17 @@ def card(card_id: str, answer: int | str) -> dict[str, Any]:
     }
 
 
+#: A question pool of 36 cards: every number 0-5, every letter and colour, and some "C/D" options.
+POOL: list[dict[str, Any]] = [
+    card(f"p{number}", answer)
+    for number, answer in enumerate(
+        [0, 1, 2, 3, 4, 5, *LETTERS, *COLOURS, "C/D", "A/E", "red/blue", 2, 3, 4, 5, 1, 3]
+        + [*LETTERS, *COLOURS][::-1],
+        start=1,
+    )
+]
+
+
 def make_setup(
     answers: list[int | str],
     *,
@@ -277,7 +288,7 @@ def test_board_without_a_harder_start_refuses_the_harder_start() -> None:
     board = {key: value for key, value in TEST_BOARD.items() if key != "opponent_start_hard"}
     assert board_from_dict(board).opponent_start_hard is None
     with pytest.raises(InvalidSetup, match="'harder_start' needs a board with an 'opponent_start_hard'"):
-        new_game({"board": board, "harder_start": True}, seed=1, variant="basic")
+        new_game({"board": board, "cards": POOL, "harder_start": True}, seed=1, variant="basic")
 
 
 # --- setup ------------------------------------------------------------------------------------
@@ -300,7 +311,7 @@ def test_the_engine_is_found_by_name_and_has_the_shared_api() -> None:
 
 
 def test_setup_team_marker_on_the_start_and_finish_space() -> None:
-    state = new_game({}, seed=1, variant="basic")
+    state = new_game({"cards": POOL}, seed=1, variant="basic")
     assert state.team.space == state.board.finish == 0
     assert state.team.crossings == 0 and progress(state, "team") == 0
 
@@ -308,7 +319,7 @@ def test_setup_team_marker_on_the_start_and_finish_space() -> None:
 def test_setup_opponents_front_side_up_in_random_order_on_the_start_space_and_the_4_behind_it() -> None:
     orders = set()
     for seed in range(40):
-        state = new_game({}, seed=seed, variant="basic")
+        state = new_game({"cards": POOL}, seed=seed, variant="basic")
         spaces = {m.colour: m.space for m in state.opponents}
         assert sorted(spaces.values()) == [3, 4, 5, 6, 7]
         assert all(m.crossings == 0 and not m.flag for m in state.opponents)
@@ -324,7 +335,7 @@ def test_setup_opponents_front_side_up_in_random_order_on_the_start_space_and_th
 def test_setup_front_letters_a_to_e_are_assigned_to_the_opponents_at_random() -> None:
     seen = set()
     for seed in range(40):
-        state = new_game({}, seed=seed, variant="basic")
+        state = new_game({"cards": POOL}, seed=seed, variant="basic")
         letters = {m.colour: m.letter for m in state.opponents}
         assert sorted(letters.values()) == list(LETTERS)
         expected = list(LETTERS)
@@ -335,16 +346,18 @@ def test_setup_front_letters_a_to_e_are_assigned_to_the_opponents_at_random() ->
 
 
 def test_setup_harder_start_places_the_opponents_on_the_marked_space_in_the_lower_area() -> None:
-    state = new_game({"harder_start": True}, seed=3, variant="basic")
+    state = new_game({"cards": POOL, "harder_start": True}, seed=3, variant="basic")
     assert sorted(m.space for m in state.opponents) == [13, 14, 15, 16, 17]
     assert sorted(progress(state, c) for c in OPPONENTS) == [13, 14, 15, 16, 17]
-    small = new_game({"board": TEST_BOARD, "harder_start": True}, seed=3, variant="basic")
+    small = new_game({"board": TEST_BOARD, "cards": POOL, "harder_start": True}, seed=3, variant="basic")
     assert sorted(m.space for m in small.opponents) == [6, 7, 8, 9, 10]
 
 
 def test_setup_same_seed_same_game_and_another_seed_another() -> None:
-    assert new_game({}, seed=5, variant="basic") == new_game({}, seed=5, variant="basic")
-    games = {json.dumps(new_game({}, seed=seed, variant="basic").to_dict()) for seed in range(5)}
+    assert new_game({"cards": POOL}, seed=5, variant="basic") == new_game(
+        {"cards": POOL}, seed=5, variant="basic"
+    )
+    games = {json.dumps(new_game({"cards": POOL}, seed=seed, variant="basic").to_dict()) for seed in range(5)}
     assert len(games) == 5
 
 
@@ -354,11 +367,22 @@ def test_setup_explicit_opponents_where_two_share_a_space_the_later_lies_on_top(
     assert state.to_dict()["markers"]["green"] == {"space": 6, "crossings": 0, "flag": False, "letter": "B"}
 
 
-def test_setup_cards_left_out_come_from_the_default_pool_shuffled_by_the_seed() -> None:
-    one, two = new_game({}, seed=1, variant="basic"), new_game({}, seed=2, variant="basic")
-    assert len(one.cards) == len(two.cards) >= 6
-    assert {c.category for c in one.cards} == {"number", "letter", "colour"}
-    assert [one.cards[i].id for i in one.round_cards] != [two.cards[i].id for i in two.round_cards]
+def test_setup_without_cards_is_refused_the_question_pool_must_be_given() -> None:
+    """A session always passes the cards drawn from the teacher's question pool; the engine
+    never falls back to other questions."""
+    with pytest.raises(InvalidSetup, match="no 'cards': give the question pool's cards"):
+        new_game({}, seed=1, variant="basic")
+    with pytest.raises(InvalidSetup, match="at least 6 quiz cards"):
+        new_game({"cards": POOL[:5]}, seed=1, variant="basic")
+
+
+def test_setup_players_are_recorded_for_the_log_and_change_nothing() -> None:
+    team = [{"id": "p1", "name": "Ala"}, {"id": "p2", "name": "Olek"}]
+    assert new_game({"cards": POOL, "players": team}, seed=4, variant="basic") == new_game(
+        {"cards": POOL}, seed=4, variant="basic"
+    )
+    with pytest.raises(InvalidSetup, match="'players' must be a list of team members"):
+        new_game({"cards": POOL, "players": "everyone"}, seed=4, variant="basic")
 
 
 def test_setup_cards_are_the_draw_order_of_the_whole_game() -> None:
@@ -426,9 +450,9 @@ def test_setup_mistakes_are_refused_with_a_reason(change: dict[str, Any], match:
 
 def test_setup_unknown_variant_and_bad_seed_are_refused() -> None:
     with pytest.raises(InvalidSetup, match="Unknown variant 'duel'"):
-        new_game({}, seed=1, variant="duel")
+        new_game({"cards": POOL}, seed=1, variant="duel")
     with pytest.raises(InvalidSetup, match="seed must be an integer"):
-        new_game({}, seed=True, variant="basic")
+        new_game({"cards": POOL}, seed=True, variant="basic")
 
 
 def test_setup_card_answers_are_read_in_canonical_form() -> None:
@@ -662,6 +686,52 @@ def test_moving_a_marker_from_under_a_stack_takes_it_out_and_leaves_the_others_i
     state = play(state, "c2", "white")  # from the bottom onto the blue marker
     assert stacks(state) == {"8": ["blue", "white"]}
     assert space(state, "yellow") == 6
+
+
+def test_move_record_a_letter_move_skipping_the_team_marker_explains_itself() -> None:
+    """The history is the move record a screen explains: "white moves to the next D: 3 spaces,
+    skipping the team marker" (on space 3 the team covers the blue marker, front D)."""
+    opponents = [("white", 1), ("green", 11), ("blue", 3), ("yellow", 9), ("red", 10)]
+    state = play(start(["D"], team=3, opponents=opponents), "c1", "white")
+    record = state.to_dict()["history"][-1]
+    assert {k: record[k] for k in ("marker", "from", "to", "steps", "matched", "skipped_team", "on_marker")} == {
+        "marker": "white", "from": 1, "to": 4, "steps": 3, "matched": "D", "skipped_team": True, "on_marker": None
+    }  # fmt: skip
+    # The C printed on space 3 is covered too (by blue's D): a C move passes it without a skip.
+    record = play(start(["C"], team=3, opponents=opponents), "c1", "white").history[-1]
+    assert (record.to_space, record.skipped_team) == (7, False)
+
+
+def test_move_record_a_letter_move_that_never_reaches_the_team_space_skips_nothing() -> None:
+    opponents = [("white", 1), ("green", 11), ("blue", 3), ("yellow", 9), ("red", 10)]
+    state = play(start(["B"], team=3, opponents=opponents), "c1", "white")
+    assert space(state, "white") == 2 and not state.history[-1].skipped_team
+
+
+def test_move_record_names_the_opponent_marker_a_move_ended_on() -> None:
+    state = start(["C/D", "green"], opponents=[("white", 5), *FAR[1:]])
+    after = play(state, "c1", "white")
+    record = after.history[-1]
+    assert (record.to_space, record.matched, record.on_marker, record.onto) == (8, "C", "yellow", ("yellow",))
+    record = play(state, "c2", "white").history[-1]  # the green marker shows green
+    assert (record.to_space, record.matched, record.on_marker) == (7, "green", "green")
+
+
+def test_move_record_a_marker_taken_from_inside_a_stack_moves_alone() -> None:
+    opponents = [("white", 6), ("green", 6), ("yellow", 6), ("blue", 8), ("red", 10)]
+    state = start([1, 2, 3], opponents=opponents)
+    middle = play(state, "c1", "green").history[-1]
+    assert middle.from_stack and middle.onto == ()
+    top = play(state, "c1", "yellow").history[-1]
+    assert not top.from_stack  # the top marker was not below others
+    onto_blue = play(state, "c2", "white").history[-1]
+    assert onto_blue.from_stack and onto_blue.onto == ("blue",)
+
+
+def test_move_record_the_flag_is_turned_once_on_the_first_crossing() -> None:
+    state = start([3, 3, 5], opponents=[("white", 10), *FAR[1:4], ("red", 11)], team=4)
+    state = play(state, "c1", "white")
+    assert state.history[-1].crossed and state.history[-1].flag_turned and state.opponent("white").flag
 
 
 def test_an_opponent_landing_on_other_opponents_goes_on_top() -> None:
@@ -1203,7 +1273,7 @@ def test_view_never_shows_the_back_of_an_unassigned_card_in_random_play() -> Non
     for seed in range(16):
         variant = ("basic", "strategic")[seed % 2]
         rng = random.Random(seed)
-        state = new_game({"board": TEST_BOARD}, seed=seed, variant=variant)
+        state = new_game({"board": TEST_BOARD, "cards": POOL}, seed=seed, variant=variant)
         while not is_terminal(state):
             assert_no_unassigned_back(state)
             state = apply_action(state, "ala", rng.choice(legal_actions(state, "ala")))
@@ -1247,7 +1317,8 @@ def test_golden_basic_playthrough_history_records_the_replacement_and_the_skip()
     assert history[5] | {} == {
         "round": 1, "card": "c6", "category": "letter", "answer": ["E"], "marker": "red", "player": None,
         "guess": ["E"], "guess_correct": True, "movement": "abandoned", "from": 5, "to": 5, "steps": 0,
-        "crossed": False, "skipped_team": False,
+        "crossed": False, "skipped_team": False, "matched": None, "on_marker": None, "from_stack": False,
+        "onto": [], "flag_turned": False,
     }  # fmt: skip
     assert [h["card"] for h in history if h["skipped_team"]] == ["c16", "c25"]
     assert [h["card"] for h in history if h["crossed"]] == ["c2", "c3", "c11", "c12", "c14", "c18", "c21"]
@@ -1328,9 +1399,9 @@ def test_random_play_keeps_markers_on_the_board_moves_each_once_a_round_and_alwa
         rng = random.Random(f"{boards}:{seed}")
         variant = rng.choice(["basic", "strategic"])
         greedy = rng.random() < 0.4
-        setup: dict[str, Any] = {"harder_start": rng.random() < 0.3}
+        setup: dict[str, Any] = {"harder_start": rng.random() < 0.3, "cards": POOL}
         if boards == "random":
-            setup = {"board": random_board(rng)}
+            setup = {"board": random_board(rng), "cards": POOL}
             if rng.random() < 0.5:
                 answers: list[int | str] = [0, 1, 2, 3, 4, 5, "A", "B/C", "E", "red", "white/blue"]
                 setup["cards"] = [card(f"r{n}", rng.choice(answers)) for n in range(rng.randint(6, 9))]

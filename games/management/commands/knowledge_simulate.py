@@ -1,0 +1,362 @@
+"""``python manage.py knowledge_simulate``: the Knowledge? balance simulator.
+
+Plays thousands of games with the pure engine (``games.engines.knowledge``) and a simple
+team strategy on a board and a question pool, and reports the team's win rate for each
+start option (normal and harder start) in both variants, so teachers can pick a difficulty
+and curators can test a new board before publishing it.
+
+The simple strategy (:func:`choose`): the team knows a card's answer with probability
+``--knowledge`` (else it guesses at random, as a class would); it estimates how far the
+answer would move each free marker (number: that many spaces; letter or colour: the nearest
+printed space on the board's table, ignoring markers) and gives long moves to the team and
+short ones to the opponents, the most dangerous first (those ahead of the team or showing
+their flag). In the strategic variant it picks the best (card, marker) pair of the round.
+``--strategy random`` assigns at random, for comparison.
+
+The core (:func:`simulate`) is plain Python over the engine, also used by
+``bench/bench_knowledge.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from games.engines import knowledge
+from games.engines.base import InvalidSetup
+from games.engines.knowledge_board import (
+    COLOURS,
+    LETTERS,
+    Board,
+    board_from_dict,
+    default_board,
+    symbol_mask,
+)
+
+MARKERS = knowledge.MARKERS
+TEAM = knowledge.TEAM
+#: A move of this many spaces is average on Talia's boards: longer ones go to the team.
+AVERAGE_MOVE = 3.0
+#: A safety net only: games end long before (the random-play test checks they always end).
+MAX_ROUNDS = 500
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What a batch of games gave."""
+
+    variant: str
+    harder_start: bool
+    strategy: str
+    games: int
+    won: int
+    rounds: float
+    replacements: int
+    seconds: float
+
+    @property
+    def win_rate(self) -> float:
+        return self.won / self.games if self.games else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "harder_start": self.harder_start,
+            "strategy": self.strategy,
+            "games": self.games,
+            "won": self.won,
+            "win_rate": round(self.win_rate, 4),
+            "mean_rounds": round(self.rounds, 2),
+            "replacements": self.replacements,
+            "games_per_second": round(self.games / self.seconds, 1) if self.seconds else None,
+        }
+
+
+Belief = tuple[bool, int]  # (a number card?, the steps, or the options' bits)
+
+
+def _belief(card: knowledge.QuizCard, rng: random.Random, knows: float) -> Belief:
+    """What the team thinks the back says: right with probability ``knows``, else a guess."""
+    answer: int | tuple[str, ...] = card.answer
+    if rng.random() >= knows:
+        if card.category == "number":
+            answer = rng.randrange(6)
+        else:
+            answer = (rng.choice(LETTERS if card.category == "letter" else COLOURS),)
+    if isinstance(answer, int):
+        return True, answer
+    return False, symbol_mask(answer)
+
+
+def choose(state: knowledge.State, beliefs: dict[int, Belief], playable: Sequence[int]) -> tuple[int, str]:
+    """The simple strategy's (card, marker) among the cards that may be played now.
+
+    A move's length is estimated from the belief: a number card's steps, or the distance to
+    the nearest printed space showing the option (the board's table; markers ignored).
+    Long moves go to the team, short ones to the opponents, the most dangerous first: those
+    showing their flag or less than 6 spaces behind the team weigh more.
+    """
+    moved = state.moved_this_round
+    free = [marker for marker in MARKERS if marker not in moved]
+    if len(free) == 1 and len(playable) == 1:
+        return playable[0], free[0]
+    board = state.board
+    length, finish = board.length, board.finish
+    team = state.team
+    team_progress = team.crossings * length + (team.space - finish) % length
+    spaces = {TEAM: team.space}
+    weights = {TEAM: 1.0}
+    for opponent in state.opponents:
+        if opponent.colour not in moved:
+            spaces[opponent.colour] = opponent.space
+            ahead = opponent.crossings * length + (opponent.space - finish) % length - team_progress
+            weights[opponent.colour] = 1.0 + (0.5 if opponent.flag else 0.0) + (0.5 if ahead > -6 else 0.0)
+    best_value = -1e9
+    best = (playable[0], free[0])
+    for card in playable:
+        number, value = beliefs[card]
+        table = None if number else board.nearest(value)
+        for marker in free:
+            steps = value if table is None else table[spaces[marker]]
+            worth = steps - AVERAGE_MOVE if marker == TEAM else (AVERAGE_MOVE - steps) * weights[marker]
+            if worth > best_value:
+                best_value, best = worth, (card, marker)
+    return best
+
+
+def _playable(state: knowledge.State) -> list[int]:
+    if state.replacement is not None:
+        return [state.replacement]
+    if state.variant == "basic":
+        # Cards are played in draw order: the next one follows those played.
+        return [state.round_cards[len(state.slots) + len(state.abandoned)]]
+    done = set(state.slots.values())
+    done.update(state.abandoned)
+    return [card for card in state.round_cards if card not in done]
+
+
+def play_game(
+    board: Board,
+    cards: tuple[knowledge.QuizCard, ...],
+    *,
+    seed: int,
+    variant: str,
+    harder_start: bool,
+    knows: float,
+    strategy: str = "simple",
+) -> knowledge.State:
+    """One complete game; the card order is shuffled with the game's seed."""
+    rng = random.Random(seed)
+    order = list(cards)
+    rng.shuffle(order)
+    state = knowledge.deal(board, tuple(order), seed=seed, variant=variant, harder_start=harder_start)
+    beliefs: dict[int, Belief] = {}
+    while not knowledge.is_terminal(state):
+        if state.round > MAX_ROUNDS:
+            raise RuntimeError(f"game {seed} did not end")
+        playable = _playable(state)
+        if strategy == "random":
+            free = [marker for marker in MARKERS if marker not in state.moved_this_round]
+            card, marker = playable[int(rng.random() * len(playable))], free[int(rng.random() * len(free))]
+        else:
+            for index in playable:
+                if index not in beliefs:
+                    beliefs[index] = _belief(state.cards[index], rng, knows)
+            card, marker = choose(state, beliefs, playable)
+            del beliefs[card]
+        state = knowledge.assign(state, card, marker)
+    return state
+
+
+def simulate(
+    board: Board,
+    cards: tuple[knowledge.QuizCard, ...],
+    *,
+    games: int,
+    variant: str,
+    harder_start: bool,
+    knows: float = 0.6,
+    strategy: str = "simple",
+    seed: int = 0,
+) -> Figures:
+    """Play ``games`` games and count the team's wins."""
+    won = rounds = replacements = 0
+    started = time.process_time()
+    for number in range(games):
+        state = play_game(
+            board,
+            cards,
+            seed=seed * 1_000_003 + number,
+            variant=variant,
+            harder_start=harder_start,
+            knows=knows,
+            strategy=strategy,
+        )
+        result = knowledge.outcome(state)
+        assert result is not None
+        won += result["result"] == "won"
+        rounds += state.round
+        replacements += sum(1 for play in state.history if play.movement == "abandoned")
+    return Figures(
+        variant=variant,
+        harder_start=harder_start,
+        strategy=strategy,
+        games=games,
+        won=won,
+        rounds=rounds / games if games else 0.0,
+        replacements=replacements,
+        seconds=time.process_time() - started,
+    )
+
+
+def cards_from_rows(rows: Sequence[dict[str, Any]]) -> tuple[knowledge.QuizCard, ...]:
+    """Quiz cards from question rows (``category`` and ``answer`` are what moves a marker)."""
+    return knowledge.cards_from(
+        [
+            {"id": f"s{number}", "category": row["category"], "answer": row["answer"]}
+            for number, row in enumerate(rows, start=1)
+        ]
+    )
+
+
+class Command(BaseCommand):
+    help = "Play many Knowledge? games with a simple strategy and report the team's win rates."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--games", type=int, default=2000, help="Games per start option and variant.")
+        parser.add_argument(
+            "--board",
+            default="",
+            help="A Knowledge? board's id or name (default: the engine's default board).",
+        )
+        parser.add_argument("--board-json", default="", help="A board as JSON (the game log's setup.board).")
+        parser.add_argument(
+            "--tag", action="append", default=[], help="Questions with this tag (repeatable)."
+        )
+        parser.add_argument("--language", default="", help="Questions in this language (pl, en, ...).")
+        parser.add_argument(
+            "--pool-json",
+            default="",
+            help="Questions from a JSON list of {category, answer} instead of the database.",
+        )
+        parser.add_argument(
+            "--knowledge", type=float, default=0.6, help="How often the team knows an answer."
+        )
+        parser.add_argument("--variant", choices=["basic", "strategic", "both"], default="both")
+        parser.add_argument("--strategy", choices=["simple", "random", "both"], default="simple")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--json", action="store_true", help="Print the figures as JSON.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["games"] < 1:
+            raise CommandError("--games must be at least 1.")
+        if not 0.0 <= options["knowledge"] <= 1.0:
+            raise CommandError("--knowledge is a probability from 0 to 1.")
+        board, board_name = self._board(options)
+        rows, pool_name = self._pool(options)
+        try:
+            cards = cards_from_rows(rows)
+        except InvalidSetup as error:
+            raise CommandError(f"The question pool cannot be played: {error}") from error
+        variants = ["basic", "strategic"] if options["variant"] == "both" else [options["variant"]]
+        strategies = ["simple", "random"] if options["strategy"] == "both" else [options["strategy"]]
+        starts = [False, True] if board.opponent_start_hard is not None else [False]
+        figures = [
+            simulate(
+                board,
+                cards,
+                games=options["games"],
+                variant=variant,
+                harder_start=harder,
+                knows=options["knowledge"],
+                strategy=strategy,
+                seed=options["seed"],
+            )
+            for strategy in strategies
+            for variant in variants
+            for harder in starts
+        ]
+        if options["json"]:
+            self.stdout.write(
+                json.dumps(
+                    {
+                        "board": board_name,
+                        "pool": pool_name,
+                        "questions": len(cards),
+                        "knowledge": options["knowledge"],
+                        "figures": [figure.to_dict() for figure in figures],
+                    },
+                    indent=2,
+                )
+            )
+            return
+        self.stdout.write(
+            f"Board: {board_name} ({board.length} spaces). Pool: {pool_name} ({len(cards)} questions). "
+            f"The team knows {options['knowledge']:.0%} of the answers."
+        )
+        self.stdout.write(
+            f"{'strategy':<8} {'variant':<10} {'start':<7} {'games':>6} {'won':>7} {'rounds':>7} "
+            f"{'games/s':>8}"
+        )
+        for figure in figures:
+            speed = figure.games / figure.seconds if figure.seconds else float("inf")
+            self.stdout.write(
+                f"{figure.strategy:<8} {figure.variant:<10} "
+                f"{'harder' if figure.harder_start else 'normal':<7} {figure.games:>6} "
+                f"{figure.win_rate:>7.1%} {figure.rounds:>7.1f} {speed:>8.0f}"
+            )
+
+    def _board(self, options: dict[str, Any]) -> tuple[Board, str]:
+        if options["board_json"]:
+            try:
+                data = json.loads(Path(options["board_json"]).read_text(encoding="utf-8"))
+                return board_from_dict(data), options["board_json"]
+            except (OSError, ValueError) as error:
+                raise CommandError(f"The board cannot be read: {error}") from error
+        if not options["board"]:
+            return default_board(), "Talia default board (engine)"
+        from content.models import KnowledgeBoard
+
+        key = options["board"]
+        found = (
+            KnowledgeBoard.objects.filter(pk=int(key))
+            if key.isdigit()
+            else KnowledgeBoard.objects.filter(name=key)
+        )
+        board = found.first()
+        if board is None:
+            raise CommandError(f"No Knowledge? board {key!r}.")
+        try:
+            return board_from_dict(board.as_setup()), board.name
+        except InvalidSetup as error:
+            raise CommandError(f"The board {board.name!r} cannot be played: {error}") from error
+
+    def _pool(self, options: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
+        if options["pool_json"]:
+            try:
+                rows = json.loads(Path(options["pool_json"]).read_text(encoding="utf-8"))
+            except (OSError, ValueError) as error:
+                raise CommandError(f"The question pool cannot be read: {error}") from error
+            return rows, options["pool_json"]
+        from content.models import KnowledgeQuestion, Status
+
+        questions = KnowledgeQuestion.objects.filter(status=Status.PUBLISHED)
+        if options["tag"]:
+            questions = questions.filter(tags__slug__in=options["tag"]).distinct()
+        if options["language"]:
+            questions = questions.filter(language=options["language"])
+        rows = list(questions.values("category", "answer"))
+        if len(rows) < knowledge.CARDS_PER_ROUND:
+            raise CommandError(
+                f"The question pool has {len(rows)} published question(s); a game needs at least "
+                f"{knowledge.CARDS_PER_ROUND}. Load the demo content or use --pool-json."
+            )
+        name = "published questions" + (f" tagged {', '.join(options['tag'])}" if options["tag"] else "")
+        return rows, name + (f" in {options['language']}" if options["language"] else "")

@@ -1,0 +1,1 @@
+"""Knowledge? in the browser: setup, solo homework, the team's shared game and the results."""
