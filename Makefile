@@ -52,6 +52,9 @@ bench: install
 	$(BIN)/python bench/bench_planes.py
 	$(BIN)/python bench/bench_sqlite.py
 	$(BIN)/python bench/bench_live.py
+	$(BIN)/python bench/bench_quiz.py
+	$(BIN)/python bench/bench_knowledge.py
+	$(BIN)/python bench/bench_lti.py
 
 messages: install
 	$(BIN)/python manage.py makemessages -l pl --ignore=.venv --ignore=var --ignore=tests --ignore=bench

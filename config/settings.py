@@ -65,6 +65,10 @@ INSTALLED_APPS = [
     "content",
     "games",
     "games.workshop",
+    "games.quiz",
+    "lms.progress",
+    "lti_tool",  # django-lti: LTI 1.3 registrations, deployments, keys, contexts
+    "lms.lti",
 ]
 
 MIDDLEWARE = [
@@ -77,6 +81,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # After (inside) the X-Frame-Options middleware: LTI pages may be framed by the
+    # registered platforms (CSP frame-ancestors); every other page stays unframeable.
+    "lms.lti.middleware.FrameAncestorsMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -122,7 +129,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # A health check is one more round trip ("SELECT 1") before the first query of every
+    # request and of every database call of a WebSocket consumer: about an eighth of a
+    # live game action's database time (bench/README.md). Without it, a connection that
+    # broke (a database restart) fails one request, and is then replaced.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=False)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: Celery broker, cache --------------------------------------------------------
@@ -140,13 +151,21 @@ if REDIS_URL:
             # No read timeout: redis-py's 5 s default equals channels_redis's blocking
             # read and would close idle sockets (1011) every few seconds.
             "CONFIG": {
-                "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
+                # redis-py's pool allows 100 connections and then fails ("Too many
+                # connections"): a process with a few hundred busy sockets needed more.
+                "hosts": [{"address": REDIS_URL, "socket_timeout": None, "max_connections": 1000}],
                 "prefix": "talia-live",
+                # All sockets of a web process share one Redis queue of this many messages
+                # (default 100; beyond it messages are dropped): room for a few hundred sockets.
+                "capacity": 2000,
             },
         }
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+# Threads per web process for the WebSocket consumers' database work, each with a
+# connection of its own (PostgreSQL; SQLite keeps Channels' single thread): games/consumers.py.
+LIVE_DB_THREADS = env.int("LIVE_DB_THREADS", default=8)
 
 # The broker: Redis in production. `make run` uses a folder in var/ ("filesystem://"), so
 # the embedded mode runs a real worker beside the web server and long work shows its
@@ -244,6 +263,17 @@ if HTTPS:
     SESSION_COOKIE_NAME = "__Secure-sessionid"
     CSRF_COOKIE_NAME = "__Secure-csrftoken"
 
+# --- LTI 1.3 (lms/lti, docs/lms.md) ----------------------------------------------------
+# Nonces, OIDC states, launch data and platform access tokens live in this cache: Redis
+# when REDIS_URL is set (shared by every web process and worker), memory otherwise.
+LTI_CACHE = "default"
+# Outbox deliveries to an LMS: attempts before a score is marked failed (the teacher can
+# resend), and the first retry's delay in seconds (doubled at each attempt).
+LTI_SCORE_MAX_ATTEMPTS = env.int("LTI_SCORE_MAX_ATTEMPTS", default=8)
+LTI_SCORE_RETRY_DELAY = env.int("LTI_SCORE_RETRY_DELAY", default=30)
+# A rotated-out signing key stays published in the JWKS this many days.
+LTI_KEY_GRACE_DAYS = env.int("LTI_KEY_GRACE_DAYS", default=7)
+
 # --- API ----------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_VERSIONING_CLASS": "rest_framework.versioning.NamespaceVersioning",
@@ -280,4 +310,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    # WeasyPrint reports every stylesheet it parses at INFO (its own at import time).
+    "loggers": {"weasyprint": {"level": "WARNING"}},
 }

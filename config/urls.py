@@ -24,9 +24,13 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("config.api_urls")),
     path("games/workshops/", include("games.workshop.urls")),
+    path("games/quizzes/", include("games.quiz.urls")),
     path("games/", include("games.urls")),
     path("content/decks/", include("content.deck_urls")),
     path("content/", include("content.urls")),
+    path("lti/", include("lms.lti.urls")),
+    path("classes/", include("lms.urls")),
+    path("progress/", include("lms.progress.urls")),
 ]
 
 if settings.SERVE_MEDIA:

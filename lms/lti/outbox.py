@@ -3,13 +3,74 @@
 Contract: ``lms.grading`` calls :func:`score_enqueue` inside the transaction that changed
 an assignment's counted grade for a student. Assignments not linked to an LMS line item
 are ignored.
+
+LTI AGS 2.0 §3.4: a score carries ``userId``, ``scoreGiven``, ``scoreMaximum``,
+``timestamp`` (ISO 8601, the LMS ignores a score older than the last it took),
+``activityProgress`` and ``gradingProgress`` (Moodle refuses a score without them).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
+from django.utils import timezone
+from lti_tool.models import LtiUser
+
+from .models import AssignmentLink, OutboxScore
+
+
+def _key(link: AssignmentLink, grade: Any) -> str:
+    """One row per activity link, counted attempt and score: never two scores for one attempt."""
+    return f"l{link.pk}:u{grade.student_id}:s{grade.submission_id or 0}:{grade.score}/{grade.max_score}"
+
 
 def score_enqueue(*, grade: Any) -> None:
     """Queue ``grade`` for delivery to the LMS line item of its assignment, if it has one."""
-    return None
+    links = list(
+        AssignmentLink.objects.filter(assignment_id=grade.assignment_id)
+        .exclude(lineitem_url="")
+        .select_related("resource_link__context__deployment__registration")
+    )
+    if not links:
+        return
+    timestamp = grade.updated or timezone.now()
+    queued: list[int] = []
+    for link in links:
+        registration = link.resource_link.context.deployment.registration
+        lti_user = LtiUser.objects.filter(registration=registration, auth_user_id=grade.student_id).first()
+        if lti_user is None:
+            continue  # the student is not known to that LMS
+        row, created = OutboxScore.objects.get_or_create(
+            key=_key(link, grade),
+            defaults={
+                "link": link,
+                "lti_user": lti_user,
+                "student_id": grade.student_id,
+                "grade": grade,
+                "submission_id": grade.submission_id,
+                "score_given": grade.score,
+                "score_maximum": grade.max_score,
+                "timestamp": timestamp,
+                "next_attempt_at": timezone.now(),
+            },
+        )
+        if created:
+            queued.append(row.pk)
+    if queued:
+        from .tasks import score_deliver
+
+        for pk in queued:
+            transaction.on_commit(lambda pk=pk: score_deliver.delay(pk))
+
+
+def score_payload(row: OutboxScore) -> dict[str, Any]:
+    """The AGS score document for an outbox row."""
+    return {
+        "userId": row.lti_user.sub,
+        "scoreGiven": float(row.score_given),
+        "scoreMaximum": float(row.score_maximum),
+        "timestamp": row.timestamp.isoformat(timespec="milliseconds"),
+        "activityProgress": "Completed",
+        "gradingProgress": "FullyGraded",
+    }

@@ -1,0 +1,173 @@
+"""Talia's calls to an LMS: access tokens (cached until they expire), scores, rosters.
+
+1EdTech Security Framework §4.1 (client-credentials grant with a signed JWT assertion),
+LTI AGS 2.0 §3.4 (score publish service), LTI NRPS 2.0 §2 (membership service).
+Every request has a timeout; an HTTP error or timeout raises :class:`ServiceError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+import uuid
+from typing import Any
+
+import jwt
+import requests
+from django.conf import settings
+from django.core.cache import caches
+from lti_tool.models import LtiRegistration
+
+from .keys import key_signing
+
+TIMEOUT = (5, 20)  # connect, read (seconds)
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+NRPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+RESULT_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly"
+LINEITEM_READ_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly"
+TOKEN_MARGIN = 60  # seconds: a token this close to expiry is fetched again
+
+
+class ServiceError(Exception):
+    """The LMS did not answer as expected; ``retry`` says whether trying again may help."""
+
+    def __init__(self, message: str, *, retry: bool, status: int | None = None) -> None:
+        super().__init__(message)
+        self.retry = retry
+        self.status = status
+
+
+def _session() -> requests.Session:
+    session = requests.Session()
+    session.headers["User-Agent"] = "Talia-LTI/1"
+    return session
+
+
+def _token_key(registration: LtiRegistration, scopes: list[str]) -> str:
+    digest = hashlib.sha256(
+        f"{registration.pk}|{registration.client_id}|{' '.join(sorted(scopes))}".encode()
+    ).hexdigest()
+    return "lti:token:" + digest
+
+
+def client_assertion(registration: LtiRegistration) -> str:
+    """The JWT Talia signs to ask the LMS for an access token."""
+    key = key_signing()
+    now = int(time.time())
+    claims = {
+        "iss": registration.client_id,
+        "sub": registration.client_id,
+        "aud": registration.audience or registration.token_url,
+        "iat": now - 5,
+        "exp": now + 300,
+        "jti": "talia-" + uuid.uuid4().hex,
+    }
+    return jwt.encode(claims, key.private_key, algorithm="RS256", headers={"kid": key.as_jwk()["kid"]})
+
+
+def access_token(registration: LtiRegistration, scopes: list[str], *, fresh: bool = False) -> str:
+    """A bearer token for ``scopes``, from the cache while it is valid."""
+    cache = caches[settings.LTI_CACHE]
+    key = _token_key(registration, scopes)
+    if not fresh:
+        token = cache.get(key)
+        if token:
+            return str(token)
+    try:
+        response = _session().post(
+            registration.token_url,
+            data={
+                "grant_type": "client_credentials",
+                "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+                "client_assertion": client_assertion(registration),
+                "scope": " ".join(scopes),
+            },
+            timeout=TIMEOUT,
+        )
+    except requests.RequestException as exc:
+        raise ServiceError(f"token request failed: {exc.__class__.__name__}", retry=True) from exc
+    if response.status_code != 200:
+        raise ServiceError(
+            f"token endpoint answered {response.status_code}: {response.text[:200]}",
+            retry=response.status_code >= 500 or response.status_code == 429,
+            status=response.status_code,
+        )
+    try:
+        body = response.json()
+        token = str(body["access_token"])
+        expires_in = int(body.get("expires_in") or 3600)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ServiceError("token endpoint answered without a token", retry=True) from exc
+    cache.set(key, token, max(1, expires_in - TOKEN_MARGIN))
+    return token
+
+
+def _request(
+    registration: LtiRegistration,
+    scopes: list[str],
+    method: str,
+    url: str,
+    *,
+    json_body: Any = None,
+    content_type: str = "application/json",
+    accept: str = "application/json",
+) -> requests.Response:
+    for attempt in (1, 2):
+        token = access_token(registration, scopes, fresh=attempt == 2)
+        headers = {"Authorization": f"Bearer {token}", "Accept": accept}
+        if json_body is not None:
+            headers["Content-Type"] = content_type
+        try:
+            response = _session().request(method, url, json=json_body, headers=headers, timeout=TIMEOUT)
+        except requests.RequestException as exc:
+            raise ServiceError(f"{method} {url} failed: {exc.__class__.__name__}", retry=True) from exc
+        if response.status_code == 401 and attempt == 1:
+            continue  # the token expired early or was revoked: fetch a new one once
+        if response.status_code >= 400:
+            raise ServiceError(
+                f"{method} {url} answered {response.status_code}: {response.text[:200]}",
+                retry=response.status_code >= 500 or response.status_code in (401, 408, 429),
+                status=response.status_code,
+            )
+        return response
+    raise AssertionError("unreachable")
+
+
+def scores_url(lineitem_url: str) -> str:
+    """``<line item>/scores``, keeping any query string (Moodle's line item URLs have one)."""
+    path, sep, query = lineitem_url.partition("?")
+    return path.rstrip("/") + "/scores" + (sep + query if sep else "")
+
+
+def score_post(registration: LtiRegistration, lineitem_url: str, score: dict[str, Any]) -> None:
+    """POST one score to a line item (application/vnd.ims.lis.v1.score+json)."""
+    _request(
+        registration,
+        [SCORE_SCOPE],
+        "POST",
+        scores_url(lineitem_url),
+        json_body=score,
+        content_type="application/vnd.ims.lis.v1.score+json",
+    )
+
+
+def members_get(registration: LtiRegistration, memberships_url: str) -> list[dict[str, Any]]:
+    """Every member of a course, following the ``Link: rel="next"`` pages (NRPS 2.0 §2.4.2)."""
+    members: list[dict[str, Any]] = []
+    url: str | None = memberships_url
+    pages = 0
+    while url and pages < 200:
+        response = _request(
+            registration,
+            [NRPS_SCOPE],
+            "GET",
+            url,
+            accept="application/vnd.ims.lti-nrps.v2.membershipcontainer+json",
+        )
+        pages += 1
+        body = response.json()
+        members.extend(m for m in body.get("members", []) if isinstance(m, dict))
+        match = re.search(r'<([^>]*)>;\s*rel="next"', response.headers.get("link", ""))
+        url = match.group(1) if match else None
+    return members

@@ -1,0 +1,17 @@
+"""Why an LTI request was refused, in words for the person who sees the page."""
+
+from __future__ import annotations
+
+
+class LaunchRefused(Exception):
+    """A login, launch or registration Talia will not accept.
+
+    ``code`` names the check for programs and logs; ``str()`` is for people; ``status``
+    is the HTTP status of the page that explains it (always 4xx).
+    """
+
+    def __init__(self, code: str, message: str, *, status: int = 400, hint: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+        self.hint = hint

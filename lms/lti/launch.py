@@ -1,0 +1,500 @@
+"""OIDC login initiation and id_token validation, closing the gaps the LTI libraries leave.
+
+LTI 1.3 Core §5.1 (third-party initiated login) and 1EdTech Security Framework §5.1.3
+(authentication response validation). PyLTI1p3 does the decoding and the message-type
+checks; Talia adds what it leaves out:
+
+- the state is bound to this browser (a cookie) *and* to the login that issued it, and
+  the nonce must be the one that login issued; both are used once (no replays);
+- ``aud`` must contain the registration's client id, ``azp`` must name it whenever present
+  (and be present when there are several audiences), ``iss`` must be the registration's
+  issuer, ``exp`` and ``iat`` are required, checked with a small leeway;
+- the id_token's header needs a ``kid`` the platform publishes and the RS256 algorithm;
+- every claim Talia uses afterwards comes from the verified token, never from the form.
+Every refusal is a :class:`LaunchRefused` with a message a person can act on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import jwt
+import requests
+from django.conf import settings
+from django.core.cache import caches
+from django.http import HttpRequest
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from lti_tool.models import LtiDeployment, LtiRegistration
+from lti_tool.utils import DjangoToolConfig
+from pylti1p3.contrib.django import DjangoMessageLaunch
+from pylti1p3.contrib.django.launch_data_storage.cache import DjangoCacheDataStorage
+from pylti1p3.deployment import Deployment
+from pylti1p3.exception import LtiException
+
+from .errors import LaunchRefused
+
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+DL_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/"
+AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
+
+STATE_TTL = 10 * 60  # seconds a login waits for its launch
+LEEWAY = 60  # seconds of clock difference tolerated on exp, iat and nbf
+JWKS_TTL = 5 * 60  # a platform's keys are fetched again after this, or on an unknown kid
+HTTP_TIMEOUT = 10
+
+
+def cache() -> Any:
+    return caches[settings.LTI_CACHE]
+
+
+def state_cookie_name(state: str) -> str:
+    """One cookie per login, so two launches in two tabs do not overwrite each other."""
+    return "lti-state-" + hashlib.sha256(state.encode()).hexdigest()[:16]
+
+
+def _state_key(state: str) -> str:
+    return "lti:state:" + hashlib.sha256(state.encode()).hexdigest()
+
+
+def _nonce_used_key(nonce: str) -> str:
+    return "lti:nonce-used:" + hashlib.sha256(nonce.encode()).hexdigest()
+
+
+# --- registrations and deployments ---------------------------------------------------------------
+
+
+def registration_find(*, issuer: str, client_id: str | None) -> LtiRegistration:
+    """The active registration for ``issuer`` and ``client_id``.
+
+    Canvas uses one issuer for every hosted Canvas, so the client id decides; without a
+    client id (some platforms omit it at login) the issuer must name exactly one platform.
+    """
+    registrations = LtiRegistration.objects.active().filter(issuer=issuer)
+    if client_id:
+        registrations = registrations.filter(client_id=client_id)
+    found = list(registrations[:2])
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise LaunchRefused(
+            "unknown_platform",
+            _("Talia does not know this LMS (issuer %(issuer)s, client id %(client_id)s).")
+            % {"issuer": issuer or "—", "client_id": client_id or "—"},
+            status=403,
+            hint=_("An administrator of Talia registers the LMS first (docs/lms.md)."),
+        )
+    raise LaunchRefused(
+        "ambiguous_platform",
+        _("Several LMS registrations share the issuer %(issuer)s; the LMS must send its client id.")
+        % {"issuer": issuer},
+        status=400,
+    )
+
+
+class ToolConfig(DjangoToolConfig):
+    """django-lti's configuration, looked up by issuer and client id (Canvas's shared issuer)."""
+
+    def find_registration_by_params(self, iss: str, client_id: str | None, *args: Any, **kwargs: Any) -> Any:
+        try:
+            self.registration = registration_find(issuer=iss, client_id=client_id)
+        except LaunchRefused:
+            return None
+        return self.registration.to_registration()
+
+    def find_deployment_by_params(
+        self, iss: str, deployment_id: str, client_id: str | None, *args: Any, **kwargs: Any
+    ) -> Any:
+        """Any deployment of the registration; an unknown one is recorded as inactive.
+
+        The admin sees it in the list of deployments and activates it; until then the
+        launch view refuses it.
+        """
+        assert self.registration is not None
+        self.deployment, _created = LtiDeployment.objects.get_or_create(
+            registration=self.registration, deployment_id=deployment_id
+        )
+        return Deployment().set_deployment_id(deployment_id)
+
+
+# --- login initiation ----------------------------------------------------------------------------
+
+
+def login_start(*, request: HttpRequest, params: dict[str, str]) -> tuple[str, str]:
+    """Check a third-party login initiation; return the platform's auth URL and the state.
+
+    The state's record (nonce, issuer, client id, the login's own parameters for a
+    re-launch in a new window) waits in the cache; the caller sets the state cookie.
+    """
+    issuer = params.get("iss", "")
+    login_hint = params.get("login_hint", "")
+    target = params.get("target_link_uri", "")
+    client_id = params.get("client_id") or None
+    if not issuer or not login_hint or not target:
+        raise LaunchRefused(
+            "login_incomplete",
+            _("The LMS started a login without its issuer, user hint or target link."),
+            hint=_("Open the activity again from the LMS."),
+        )
+    registration = registration_find(issuer=issuer, client_id=client_id)
+    target_parts = urlsplit(target)
+    if target_parts.netloc != request.get_host() or not target_parts.path.startswith("/lti/"):
+        raise LaunchRefused(
+            "foreign_target",
+            _("The LMS asked Talia to log in for an address that is not Talia's launch page."),
+            hint=_("Check the launch URL in the LMS's tool settings (docs/lms.md)."),
+        )
+    state = secrets.token_urlsafe(32)
+    nonce = secrets.token_urlsafe(32)
+    login_params = {
+        k: params[k]
+        for k in (
+            "iss",
+            "login_hint",
+            "target_link_uri",
+            "lti_message_hint",
+            "client_id",
+            "lti_deployment_id",
+        )
+        if params.get(k)
+    }
+    cache().set(
+        _state_key(state),
+        {"nonce": nonce, "registration": registration.pk, "params": login_params},
+        STATE_TTL,
+    )
+    query = {
+        "scope": "openid",
+        "response_type": "id_token",
+        "response_mode": "form_post",
+        "prompt": "none",
+        "client_id": registration.client_id,
+        "redirect_uri": target,
+        "login_hint": login_hint,
+        "state": state,
+        "nonce": nonce,
+    }
+    if params.get("lti_message_hint"):
+        query["lti_message_hint"] = params["lti_message_hint"]
+    separator = "&" if "?" in registration.auth_url else "?"
+    return registration.auth_url + separator + urlencode(query), state
+
+
+def state_record(state: str) -> dict[str, Any] | None:
+    """The login that issued ``state``, if it has not expired or been used."""
+    if not state:
+        return None
+    return cache().get(_state_key(state))
+
+
+# --- the launch ----------------------------------------------------------------------------------
+
+
+class MessageLaunch(DjangoMessageLaunch):
+    """PyLTI1p3's launch with Talia's stricter checks (module docstring)."""
+
+    def __init__(self, request: HttpRequest, *, record: dict[str, Any]) -> None:
+        self.tool_config = ToolConfig()
+        super().__init__(
+            request,
+            self.tool_config,
+            launch_data_storage=DjangoCacheDataStorage(cache_name=settings.LTI_CACHE),
+        )
+        self._record = record
+        self._verified: dict[str, Any] = {}
+
+    # PyLTI1p3 takes aud[0] as the client id; with several audiences azp names it.
+    def get_client_id(self) -> str:
+        body = self._jwt.get("body", {})
+        aud = body.get("aud")
+        if isinstance(aud, list):
+            azp = body.get("azp")
+            return str(azp) if azp in aud else str(aud[0] if aud else "")
+        return str(aud or "")
+
+    def validate(self) -> MessageLaunch:
+        if self._restored:
+            raise LaunchRefused("restored", _("This launch was already used."))
+        self._validated = True
+        try:
+            self.validate_jwt_format()
+            self._check_header()
+            self._check_login_binding()
+            self.validate_registration()
+            self.validate_jwt_signature()
+            self.validate_nonce()
+            self.validate_deployment()
+            self.validate_message()
+            self._check_message_details()
+            self.save_launch_data()
+        except LaunchRefused:
+            self._validated = False
+            raise
+        except LtiException as exc:
+            self._validated = False
+            raise _refusal_from_library(str(exc)) from exc
+        return self
+
+    def _check_header(self) -> None:
+        header = self._jwt.get("header", {})
+        if not header.get("kid"):
+            raise LaunchRefused(
+                "no_kid", _("The LMS signed the launch without naming its key (no kid)."), status=401
+            )
+        if header.get("alg") != "RS256":
+            raise LaunchRefused(
+                "bad_alg", _("The launch is not signed with RS256, the algorithm LTI requires."), status=401
+            )
+
+    def _check_login_binding(self) -> None:
+        """The token answers the login Talia started: same issuer and client."""
+        body = self._jwt.get("body", {})
+        registration = LtiRegistration.objects.filter(pk=self._record["registration"]).first()
+        if registration is None or body.get("iss") != registration.issuer:
+            raise LaunchRefused(
+                "wrong_issuer",
+                _("The launch comes from another LMS than the login that started it."),
+                status=401,
+            )
+        if self.get_client_id() != registration.client_id:
+            raise LaunchRefused(
+                "wrong_audience", _("The launch is addressed to another tool (aud or azp)."), status=401
+            )
+
+    def fetch_public_key(self, key_set_url: str) -> Any:
+        """The platform's JWKS, cached; fetched again when the token names a kid not in it."""
+        key = "lti:jwks:" + hashlib.sha256(key_set_url.encode()).hexdigest()
+        kid = self._jwt.get("header", {}).get("kid")
+        cached = cache().get(key)
+        if cached and any(k.get("kid") == kid for k in cached.get("keys", [])):
+            return cached
+        try:
+            response = requests.get(key_set_url, timeout=HTTP_TIMEOUT)
+            response.raise_for_status()
+            keys = response.json()
+        except (requests.RequestException, ValueError) as exc:
+            raise LaunchRefused(
+                "jwks_unreachable",
+                _("Talia could not read the LMS's public keys to check the launch."),
+                status=424,
+                hint=_("Check the LMS's keyset URL in Talia's admin."),
+            ) from exc
+        if not isinstance(keys, dict) or not isinstance(keys.get("keys"), list):
+            raise LaunchRefused("jwks_invalid", _("The LMS's public keys are not a JWK set."), status=424)
+        cache().set(key, keys, JWKS_TTL)
+        return keys
+
+    def validate_jwt_signature(self) -> MessageLaunch:
+        assert self._registration is not None
+        try:
+            public_key, _alg = self.get_public_key()
+        except LtiException as exc:
+            raise LaunchRefused(
+                "unknown_kid", _("The launch is signed with a key the LMS does not publish."), status=401
+            ) from exc
+        client_id = self._registration.get_client_id()
+        try:
+            body = jwt.decode(
+                self._get_id_token(),
+                public_key,
+                algorithms=["RS256"],
+                audience=client_id,
+                issuer=self._registration.get_issuer(),
+                leeway=LEEWAY,
+                options={"require": ["exp", "iat", "iss", "aud", "nonce"]},
+            )
+        except jwt.ExpiredSignatureError as exc:
+            raise LaunchRefused(
+                "expired", _("The launch has expired."), status=401, hint=_("Open it again from the LMS.")
+            ) from exc
+        except jwt.ImmatureSignatureError as exc:
+            raise LaunchRefused(
+                "not_yet_valid", _("The launch is dated in the future (iat or nbf)."), status=401
+            ) from exc
+        except jwt.InvalidAudienceError as exc:
+            raise LaunchRefused(
+                "wrong_audience", _("The launch is addressed to another tool (aud)."), status=401
+            ) from exc
+        except jwt.InvalidIssuerError as exc:
+            raise LaunchRefused(
+                "wrong_issuer", _("The launch's issuer is not the LMS's."), status=401
+            ) from exc
+        except jwt.MissingRequiredClaimError as exc:
+            raise LaunchRefused(
+                "missing_claim", _("The launch lacks the claim %(claim)s.") % {"claim": exc.claim}, status=401
+            ) from exc
+        except jwt.InvalidTokenError as exc:
+            raise LaunchRefused(
+                "bad_signature", _("The launch's signature is not valid."), status=401
+            ) from exc
+        aud = body["aud"]
+        azp = body.get("azp")
+        if azp is not None and azp != client_id:
+            raise LaunchRefused("wrong_azp", _("The launch is meant for another tool (azp)."), status=401)
+        if isinstance(aud, list) and len(aud) > 1 and azp is None:
+            raise LaunchRefused(
+                "missing_azp",
+                _("The launch names several audiences but no authorized party (azp)."),
+                status=401,
+            )
+        # From here on only the verified claims are used.
+        self._jwt["body"] = body
+        self._verified = body
+        return self
+
+    def validate_nonce(self) -> MessageLaunch:
+        """The nonce is the one this login issued, and it is spent now."""
+        nonce = self._jwt.get("body", {}).get("nonce")
+        if not nonce or not secrets.compare_digest(str(nonce), str(self._record["nonce"])):
+            raise LaunchRefused(
+                "bad_nonce", _("The launch does not answer Talia's login (nonce)."), status=401
+            )
+        if not cache().add(_nonce_used_key(str(nonce)), True, STATE_TTL * 2):
+            raise LaunchRefused(
+                "replayed",
+                _("This launch was already used."),
+                status=401,
+                hint=_("Open it again from the LMS."),
+            )
+        return self
+
+    def _check_message_details(self) -> None:
+        body = self._jwt["body"]
+        message_type = body.get(CLAIM + "message_type")
+        if message_type == "LtiDeepLinkingRequest":
+            settings_claim = body.get(DL_CLAIM + "deep_linking_settings") or {}
+            if not settings_claim.get("deep_link_return_url"):
+                raise LaunchRefused(
+                    "dl_no_return", _("The LMS did not say where to return the chosen activity.")
+                )
+        roles = body.get(CLAIM + "roles")
+        if not isinstance(roles, list):
+            raise LaunchRefused("missing_roles", _("The launch does not say the user's roles."))
+
+    def save_launch_data(self) -> MessageLaunch:
+        self._session_service.save_launch_data(self._launch_id, self._jwt["body"])
+        return self
+
+    # --- what the views read -----------------------------------------------------------------
+
+    @property
+    def claims(self) -> dict[str, Any]:
+        assert self._verified, "validate() first"
+        return self._verified
+
+    @property
+    def registration(self) -> LtiRegistration:
+        assert self.tool_config.registration is not None
+        return self.tool_config.registration
+
+    @property
+    def deployment(self) -> LtiDeployment:
+        assert self.tool_config.deployment is not None
+        return self.tool_config.deployment
+
+
+_LIBRARY_REFUSALS = {
+    "Invalid message type": (
+        "missing_message_type",
+        gettext_lazy("The launch does not say what kind of message it is."),
+    ),
+    "Unrecognized message type": (
+        "bad_message_type",
+        gettext_lazy("Talia does not know this kind of LTI message."),
+    ),
+    "Incorrect version, expected 1.3.0": (
+        "bad_version",
+        gettext_lazy("The launch is not LTI version 1.3.0."),
+    ),
+    "Must have a user (sub)": ("missing_sub", gettext_lazy("The launch does not say who the user is (sub).")),
+    "Missing Roles Claim": ("missing_roles", gettext_lazy("The launch does not say the user's roles.")),
+    "Missing Resource Link Id": (
+        "missing_resource_link",
+        gettext_lazy("The launch does not name its activity (resource link id)."),
+    ),
+    "deployment_id is not set in jwt body": (
+        "missing_deployment",
+        gettext_lazy("The launch does not name its deployment."),
+    ),
+    "Registration not found.": ("unknown_platform", gettext_lazy("Talia does not know this LMS.")),
+    "Client id not registered for this issuer": (
+        "wrong_audience",
+        gettext_lazy("The launch is addressed to another tool."),
+    ),
+    "Missing Deep Linking Settings": (
+        "dl_no_settings",
+        gettext_lazy("The deep-linking request has no settings."),
+    ),
+    "Must support resource link placement types": (
+        "dl_no_resource_link",
+        gettext_lazy("The LMS does not accept LTI resource links from this request."),
+    ),
+    "Must support a presentation type": (
+        "dl_no_target",
+        gettext_lazy("The LMS accepts no way to show the activity."),
+    ),
+}
+
+
+def _refusal_from_library(message: str) -> LaunchRefused:
+    code, text = _LIBRARY_REFUSALS.get(message, ("invalid_launch", gettext_lazy("The launch is not valid.")))
+    return LaunchRefused(
+        code, str(text), status=401 if code in ("unknown_platform", "wrong_audience") else 400
+    )
+
+
+def launch_validate(request: HttpRequest) -> MessageLaunch:
+    """Validate the platform's form post (``id_token``, ``state``) against the login and this browser.
+
+    Raises :class:`CookiesBlocked` when the browser did not send the state cookie but the
+    state is known: the launch can succeed in a new window.
+    """
+    state = request.POST.get("state", "")
+    if request.POST.get("error"):
+        raise LaunchRefused(
+            "platform_error",
+            _("The LMS refused the login: %(error)s")
+            % {"error": request.POST.get("error_description") or request.POST["error"]},
+        )
+    if not request.POST.get("id_token"):
+        raise LaunchRefused("missing_id_token", _("The LMS sent no id_token."))
+    record = state_record(state)
+    if record is None:
+        raise LaunchRefused(
+            "unknown_state",
+            _("This launch has expired, was already used, or was not started by Talia."),
+            status=401,
+            hint=_("Open the activity again from the LMS."),
+        )
+    cookie = request.COOKIES.get(state_cookie_name(state))
+    if cookie is None:
+        raise CookiesBlocked(record)
+    if not secrets.compare_digest(cookie, state):
+        raise LaunchRefused(
+            "state_mismatch", _("The launch does not belong to this browser's login."), status=401
+        )
+    launch = MessageLaunch(request, record=record)
+    launch.validate()
+    cache().delete(_state_key(state))
+    return launch
+
+
+class CookiesBlocked(LaunchRefused):
+    """The browser did not keep Talia's cookie inside the LMS's frame."""
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        super().__init__(
+            "cookies_blocked",
+            _("Your browser blocks Talia's cookies inside the LMS page."),
+            status=200,
+        )
+        self.login_params = record["params"]
+
+
+def login_params_json(params: dict[str, str]) -> str:
+    return json.dumps(params, sort_keys=True)

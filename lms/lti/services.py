@@ -1,0 +1,396 @@
+"""Writes that follow an LTI launch: LMS users to Talia users, courses to classes, links to homework.
+
+LTI 1.3 Core §5.3 (user identity, roles, context, resource link claims). Only verified
+claims reach these functions (``launch.MessageLaunch.claims``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.core import signing
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from lti_tool.lti_core.constants import ContextRole
+from lti_tool.lti_core.utils import normalize_role
+from lti_tool.models import LtiContext, LtiMembership, LtiRegistration, LtiResourceLink, LtiUser
+
+from lms.classes import services as class_services
+from lms.classes.errors import ClassError
+from lms.models import Assignment, ClassMember, Role, SchoolClass, User
+from lms.services import user_create, user_set_role
+
+from .errors import LaunchRefused
+from .launch import AGS_CLAIM, CLAIM, NRPS_CLAIM
+from .models import AssignmentLink, ClassLink
+
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+LINK_SALT = "lms.lti.assignment-link"
+
+TEACHING_ROLES = {ContextRole.INSTRUCTOR, ContextRole.ADMINISTRATOR}
+INSTITUTION_ADMIN = {
+    "http://purl.imsglobal.org/vocab/lis/v2/institution/person#Administrator",
+    "http://purl.imsglobal.org/vocab/lis/v2/system/person#Administrator",
+    "http://purl.imsglobal.org/vocab/lis/v2/system/person#SysAdmin",
+}
+
+
+def role_from_lti(roles: list[str]) -> str | None:
+    """Instructor or Administrator (in the course, the institution or the system) teach; Learner learns."""
+    normalized = {normalize_role(role) for role in roles if isinstance(role, str)}
+    if normalized & TEACHING_ROLES or set(roles) & INSTITUTION_ADMIN:
+        return Role.TEACHER
+    if ContextRole.LEARNER in normalized:
+        return Role.STUDENT
+    return None
+
+
+def _username(registration: LtiRegistration, sub: str) -> str:
+    digest = hashlib.sha256(f"{registration.issuer}|{registration.client_id}|{sub}".encode()).hexdigest()
+    return f"lti-{registration.pk}-{digest[:16]}"
+
+
+@transaction.atomic
+def lti_user_sync(
+    *, registration: LtiRegistration, sub: str, role: str, claims: dict[str, Any]
+) -> tuple[LtiUser, User]:
+    """The Talia user of LMS user ``sub`` (by issuer and subject), made on first launch.
+
+    Names and e-mail follow the LMS. The role follows the LMS's roles, except that an
+    admin stays an admin and a teacher is never made a student (an instructor who tries
+    the student view of a course).
+    """
+    lti_user, _created = LtiUser.objects.select_for_update().get_or_create(registration=registration, sub=sub)
+    names = {
+        "given_name": claims.get("given_name") or "",
+        "family_name": claims.get("family_name") or "",
+        "name": claims.get("name") or "",
+        "email": claims.get("email") or "",
+    }
+    changed = [field for field, value in names.items() if value and getattr(lti_user, field) != value]
+    for field in changed:
+        setattr(lti_user, field, names[field])
+    user = lti_user.auth_user
+    if user is None:
+        user = user_create(
+            username=_username(registration, sub),
+            password=None,
+            role=role,
+            email=names["email"][:254],
+            first_name=names["given_name"][:150],
+            last_name=names["family_name"][:150],
+        )
+        lti_user.auth_user = user
+        changed.append("auth_user")
+    else:
+        if role == Role.TEACHER and user.role == Role.STUDENT:
+            user_set_role(user=user, role=Role.TEACHER)
+        profile = {"first_name": names["given_name"][:150], "last_name": names["family_name"][:150]}
+        updates = [f for f, v in profile.items() if v and getattr(user, f) != v]
+        for field in updates:
+            setattr(user, field, profile[field])
+        if updates:
+            user.save(update_fields=updates)
+    if changed:
+        lti_user.save()
+    return lti_user, user
+
+
+def _context_defaults(claims: dict[str, Any]) -> dict[str, Any]:
+    context = claims.get(CLAIM + "context") or {}
+    ags = claims.get(AGS_CLAIM) or {}
+    nrps = claims.get(NRPS_CLAIM) or {}
+    defaults: dict[str, Any] = {
+        "title": str(context.get("title") or "")[:500],
+        "label": str(context.get("label") or "")[:255],
+    }
+    if nrps.get("context_memberships_url"):
+        defaults["memberships_url"] = nrps["context_memberships_url"]
+    if ags.get("lineitems"):
+        defaults["lineitems_url"] = ags["lineitems"]
+    scopes = ags.get("scope") or []
+    defaults["can_publish_scores"] = SCORE_SCOPE in scopes
+    return defaults
+
+
+@transaction.atomic
+def class_sync(
+    *, deployment: Any, claims: dict[str, Any], lti_user: LtiUser, user: User, role: str
+) -> tuple[LtiContext, SchoolClass]:
+    """The class of the launch's course: made by the first teacher who launches, members added.
+
+    A student launching a course no teacher has opened yet is refused: Talia's class needs
+    its teacher (the roster sync adds everyone once the teacher came).
+    """
+    context_claim = claims.get(CLAIM + "context") or {}
+    context_id = str(context_claim.get("id") or "")
+    if not context_id:
+        raise LaunchRefused("missing_context", _("The launch does not name its course (context)."))
+    context, _created = LtiContext.objects.update_or_create(
+        deployment=deployment, id_on_platform=context_id, defaults=_context_defaults(claims)
+    )
+    membership_roles = {normalize_role(r) for r in claims.get(CLAIM + "roles") or []}
+    LtiMembership.objects.update_or_create(
+        user=lti_user,
+        context=context,
+        defaults={
+            "is_instructor": ContextRole.INSTRUCTOR in membership_roles,
+            "is_administrator": ContextRole.ADMINISTRATOR in membership_roles,
+            "is_learner": ContextRole.LEARNER in membership_roles,
+            "is_active": True,
+        },
+    )
+    link = (
+        ClassLink.objects.select_for_update().select_related("school_class").filter(context=context).first()
+    )
+    if link is None:
+        if role != Role.TEACHER:
+            raise LaunchRefused(
+                "class_not_ready",
+                _("Your teacher has not opened Talia in this course yet."),
+                status=409,
+                hint=_("Try again after your teacher has opened the activity once."),
+            )
+        name = context.title or context.label or _("LMS course %(id)s") % {"id": context_id}
+        school_class = class_services.class_create(teacher=user, name=name[:120])
+        link = ClassLink.objects.create(context=context, school_class=school_class)
+    school_class = link.school_class
+    member_role = ClassMember.Role.TEACHER if role == Role.TEACHER else ClassMember.Role.STUDENT
+    if user.pk != school_class.teacher_id:
+        try:
+            class_services.class_member_add(school_class=school_class, user=user, role=member_role)
+        except ClassError as error:
+            raise LaunchRefused(error.code, str(error), status=403) from None
+    return context, school_class
+
+
+def link_token(*, assignment: Assignment, context: LtiContext) -> str:
+    """The custom parameter a deep-linked activity carries: which assignment, for which course."""
+    return signing.dumps({"a": assignment.pk, "c": context.pk}, salt=LINK_SALT, compress=True)
+
+
+def link_token_read(token: str, *, context: LtiContext) -> Assignment | None:
+    """The assignment a deep-linked activity opens, if the token is Talia's and for this course."""
+    try:
+        data = signing.loads(token, salt=LINK_SALT)
+    except signing.BadSignature:
+        return None
+    if not isinstance(data, dict) or data.get("c") != context.pk:
+        return None
+    return Assignment.objects.filter(pk=data.get("a"), school_class__lti_links__context=context).first()
+
+
+@transaction.atomic
+def resource_link_sync(
+    *, context: LtiContext, claims: dict[str, Any]
+) -> tuple[LtiResourceLink, AssignmentLink | None]:
+    """The launch's activity and the assignment it opens (None until a teacher chose one)."""
+    claim = claims.get(CLAIM + "resource_link") or {}
+    resource_link, _created = LtiResourceLink.objects.update_or_create(
+        context=context,
+        id_on_platform=str(claim["id"]),
+        defaults={
+            "title": str(claim.get("title") or "")[:500],
+            "description": str(claim.get("description") or ""),
+        },
+    )
+    link = AssignmentLink.objects.select_for_update().filter(resource_link=resource_link).first()
+    custom = claims.get(CLAIM + "custom") or {}
+    if link is None and isinstance(custom.get("talia_assignment"), str):
+        assignment = link_token_read(custom["talia_assignment"], context=context)
+        if assignment is not None:
+            link = AssignmentLink.objects.create(resource_link=resource_link, assignment=assignment)
+    if link is not None:
+        ags = claims.get(AGS_CLAIM) or {}
+        lineitem = str(ags.get("lineitem") or "")
+        can_score = SCORE_SCOPE in (ags.get("scope") or [])
+        if (link.lineitem_url, link.score_scope) != (lineitem or link.lineitem_url, can_score):
+            link.lineitem_url = lineitem or link.lineitem_url
+            link.score_scope = can_score
+            link.save(update_fields=["lineitem_url", "score_scope"])
+    return resource_link, link
+
+
+@transaction.atomic
+def resource_link_attach(
+    *, resource_link: LtiResourceLink, assignment: Assignment, lineitem_url: str = ""
+) -> AssignmentLink:
+    """Point an LMS activity that was added without deep linking at an assignment of its class."""
+    link, _created = AssignmentLink.objects.update_or_create(
+        resource_link=resource_link,
+        defaults={"assignment": assignment, **({"lineitem_url": lineitem_url} if lineitem_url else {})},
+    )
+    return link
+
+
+# --- deep linking --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Template:
+    """Something a teacher can add to an LMS course: ``key`` is ``kind:pk``."""
+
+    key: str
+    kind: str
+    title: str
+    detail: str
+
+
+def templates_for(teacher: User) -> list[Template]:
+    """The teacher's homework templates (their assignments), quizzes and practice games."""
+    from games.models import PracticeAssignment
+    from lms.classes import quizzes
+    from lms.classes.selectors import classes_taught_by
+
+    found: list[Template] = []
+    classes = classes_taught_by(teacher)
+    for assignment in (
+        Assignment.objects.filter(school_class__in=classes)
+        .select_related("school_class")
+        .order_by("-pk")[:100]
+    ):
+        found.append(
+            Template(
+                f"assignment:{assignment.pk}", "assignment", assignment.title, assignment.school_class.name
+            )
+        )
+    if quizzes.available():
+        for quiz in quizzes.quizzes_assignable_by(teacher)[:100]:
+            found.append(Template(f"quiz:{quiz.pk}", "quiz", str(quiz), ""))
+    for practice in (
+        PracticeAssignment.objects.filter(owner=teacher).select_related("deck").order_by("-pk")[:100]
+    ):
+        found.append(Template(f"game:{practice.pk}", "game", practice.title, str(practice.deck)))
+    return found
+
+
+@transaction.atomic
+def assignment_from_template(
+    *, key: str, school_class: SchoolClass, teacher: User, points: Decimal | None = None
+) -> Assignment:
+    """A new published assignment for ``school_class`` from one of the teacher's templates."""
+    from games.models import PracticeAssignment
+    from lms.classes import quizzes
+
+    kind, _sep, pk = key.partition(":")
+    if not pk.isdigit():
+        raise ClassError("invalid_template", _("Choose one of the activities on the list."))
+    try:
+        if kind == "assignment":
+            from lms.classes.selectors import classes_taught_by
+
+            template = Assignment.objects.filter(pk=pk, school_class__in=classes_taught_by(teacher)).first()
+            if template is None:
+                raise ClassError("invalid_template", _("That homework is not one of yours."))
+            fields: dict[str, Any] = {
+                "title": template.title,
+                "kind": template.kind,
+                "instructions": template.instructions,
+                "max_attempts": template.max_attempts,
+                "policy": template.policy,
+                "time_limit_minutes": template.time_limit_minutes,
+                "points_possible": points or template.points_possible,
+            }
+            if template.kind == Assignment.Kind.QUIZ:
+                fields["quiz"] = getattr(template, "quiz", None)
+            else:
+                fields["game"] = template.game
+                fields["game_options"] = dict(template.game_options)
+        elif kind == "quiz" and quizzes.available():
+            quiz = quizzes.quizzes_assignable_by(teacher).filter(pk=pk).first()
+            fields = {"title": str(quiz)[:160] if quiz else "", "kind": Assignment.Kind.QUIZ, "quiz": quiz}
+        elif kind == "game":
+            practice = PracticeAssignment.objects.filter(pk=pk, owner=teacher).first()
+            if practice is None:
+                raise ClassError("invalid_template", _("That practice game is not one of yours."))
+            fields = {
+                "title": practice.title,
+                "kind": Assignment.Kind.GAME,
+                "game": Assignment.Game.ZNAJZNAK_PRACTICE,
+                "game_options": {
+                    "deck": practice.deck_id,
+                    "card_set": practice.card_set,
+                    "mode": practice.mode,
+                    "cards_per_player": practice.cards_per_player,
+                    "bot_seconds": str(practice.bot_seconds),
+                    "bot_accuracy": practice.bot_accuracy,
+                },
+                "time_limit_minutes": (practice.timer // 60) if practice.timer else None,
+            }
+        else:
+            raise ClassError("invalid_template", _("Choose one of the activities on the list."))
+        if points is not None:
+            fields["points_possible"] = points
+        return class_services.assignment_create(school_class=school_class, by=teacher, publish=True, **fields)
+    except ClassError:
+        raise
+
+
+def deep_link_item(*, assignment: Assignment, context: LtiContext, launch_url: str) -> dict[str, Any]:
+    """The LtiResourceLink content item for ``assignment`` (LTI Deep Linking 2.0 §3.4.2)."""
+    return {
+        "type": "ltiResourceLink",
+        "title": assignment.title,
+        "url": launch_url,
+        "text": assignment.instructions[:500],
+        "lineItem": {
+            "scoreMaximum": float(assignment.points_possible),
+            "label": assignment.title,
+            "resourceId": f"talia-assignment-{assignment.pk}",
+            "tag": "talia",
+        },
+        "custom": {
+            "talia_assignment": link_token(assignment=assignment, context=context),
+            "talia_kind": assignment.kind,
+        },
+        **({"available": {"startDateTime": assignment.opens_at.isoformat()}} if assignment.opens_at else {}),
+        **({"submission": {"endDateTime": assignment.due_at.isoformat()}} if assignment.due_at else {}),
+    }
+
+
+# --- rosters (NRPS) ------------------------------------------------------------------------------
+
+
+def roster_apply(*, link: ClassLink, members: list[dict[str, Any]]) -> int:
+    """Make each LMS member a Talia user and class member; returns how many members were read.
+
+    LTI NRPS 2.0 §2.4: ``user_id``, ``roles``, ``status`` (Active, Inactive, Deleted).
+    Inactive or deleted members stay in Talia (their grades stay) but are marked inactive
+    on the LMS side (``LtiMembership.is_active``).
+    """
+    context = link.context
+    registration = context.deployment.registration
+    count = 0
+    for member in members:
+        sub = str(member.get("user_id") or "")
+        role = role_from_lti(list(member.get("roles") or []))
+        if not sub or role is None:
+            continue
+        with transaction.atomic():
+            lti_user, user = lti_user_sync(registration=registration, sub=sub, role=role, claims=member)
+            roles = {normalize_role(r) for r in member.get("roles") or []}
+            LtiMembership.objects.update_or_create(
+                user=lti_user,
+                context=context,
+                defaults={
+                    "is_instructor": ContextRole.INSTRUCTOR in roles,
+                    "is_administrator": ContextRole.ADMINISTRATOR in roles,
+                    "is_learner": ContextRole.LEARNER in roles,
+                    "is_active": (member.get("status") or "Active") == "Active",
+                },
+            )
+            if user.pk != link.school_class.teacher_id and (member.get("status") or "Active") == "Active":
+                member_role = ClassMember.Role.TEACHER if role == Role.TEACHER else ClassMember.Role.STUDENT
+                # An LMS teacher who is a student in Talia cannot co-teach: left out.
+                with contextlib.suppress(ClassError):
+                    class_services.class_member_add(
+                        school_class=link.school_class, user=user, role=member_role
+                    )
+        count += 1
+    ClassLink.objects.filter(pk=link.pk).update(roster_synced_at=timezone.now(), roster_error="")
+    return count

@@ -1,0 +1,443 @@
+"""LTI pages: login initiation, launch, deep-linking picker, JWKS, dynamic registration, roster, scores.
+
+Thin views: the checks live in ``launch``, the writes in ``services``/``scores``/``roster``.
+Every refusal renders ``lms/lti/refused.html`` with a 4xx status and what to do next.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+import uuid
+from decimal import Decimal, InvalidOperation
+from typing import Any
+from urllib.parse import urlencode
+
+import jwt
+from django.contrib import messages
+from django.contrib.auth import login as auth_login
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from lti_tool.models import LtiContext, LtiRegistration, LtiResourceLink
+
+from lms.classes.errors import ClassError
+from lms.classes.selectors import class_for_teacher
+from lms.models import Role
+
+from . import keys, registration, scores, services
+from .errors import LaunchRefused
+from .launch import (
+    CLAIM,
+    DL_CLAIM,
+    STATE_TTL,
+    CookiesBlocked,
+    launch_validate,
+    login_start,
+    state_cookie_name,
+)
+from .middleware import SESSION_ORIGINS
+from .models import ClassLink
+from .selectors import class_roster, class_scores, registration_origins
+
+log = logging.getLogger(__name__)
+
+SESSION_LAUNCHES = "lti_launches"
+KEEP_LAUNCHES = 5
+
+
+def tool_urls(request: HttpRequest) -> dict[str, str]:
+    """The absolute URLs an LMS admin enters (or dynamic registration sends)."""
+    return {
+        "login": request.build_absolute_uri(reverse("lti:login")),
+        "launch": request.build_absolute_uri(reverse("lti:launch")),
+        "deep_link": request.build_absolute_uri(reverse("lti:deep_link")),
+        "jwks": request.build_absolute_uri(reverse("lti:jwks")),
+    }
+
+
+def refused(request: HttpRequest, error: LaunchRefused) -> HttpResponse:
+    log.info("LTI refused: %s (%s)", error.code, error)
+    status = error.status if 400 <= error.status < 500 else 400
+    return render(request, "lms/lti/refused.html", {"error": error}, status=status)
+
+
+# --- login and launch ----------------------------------------------------------------------------
+
+
+@csrf_exempt
+@never_cache
+@require_http_methods(["GET", "POST"])
+def login(request: HttpRequest) -> HttpResponse:
+    """OIDC third-party login initiation: answered with a GET redirect (Moodle's Lax session cookie)."""
+    params = (request.GET if request.method == "GET" else request.POST).dict()
+    try:
+        auth_url, state = login_start(request=request, params=params)
+    except LaunchRefused as error:
+        return refused(request, error)
+    response = HttpResponseRedirect(auth_url)
+    secure = request.is_secure()
+    response.set_cookie(
+        state_cookie_name(state),
+        state,
+        max_age=STATE_TTL,
+        path="/lti/",
+        secure=secure,
+        httponly=True,
+        # In the LMS's iframe the launch is a cross-site POST: SameSite=None (Secure) under HTTPS.
+        samesite="None" if secure else None,
+    )
+    return response
+
+
+def _remember_launch(request: HttpRequest, data: dict[str, Any]) -> str:
+    key = secrets.token_urlsafe(12)
+    launches = dict(request.session.get(SESSION_LAUNCHES) or {})
+    launches[key] = data
+    request.session[SESSION_LAUNCHES] = dict(list(launches.items())[-KEEP_LAUNCHES:])
+    return key
+
+
+def _launch_data(request: HttpRequest, key: str) -> dict[str, Any]:
+    data = (request.session.get(SESSION_LAUNCHES) or {}).get(key)
+    if data is None or not request.user.is_authenticated or data.get("user") != request.user.pk:
+        raise LaunchRefused(
+            "launch_gone",
+            _("This page belongs to a launch that has ended."),
+            status=403,
+            hint=_("Open the activity again from the LMS."),
+        )
+    return data
+
+
+@csrf_exempt
+@never_cache
+@require_http_methods(["GET", "POST"])
+def launch(request: HttpRequest) -> HttpResponse:
+    """The platform's form post with the id_token: resource-link and deep-linking launches."""
+    if request.method != "POST":
+        return refused(
+            request,
+            LaunchRefused(
+                "not_a_launch",
+                _("This page is opened by an LMS, not directly."),
+                status=405,
+                hint=_("Open the activity from your course in the LMS."),
+            ),
+        )
+    try:
+        message = launch_validate(request)
+    except CookiesBlocked as blocked:
+        login_url = request.build_absolute_uri(reverse("lti:login")) + "?" + urlencode(blocked.login_params)
+        return render(request, "lms/lti/new_window.html", {"login_url": login_url})
+    except LaunchRefused as error:
+        return refused(request, error)
+    deployment = message.deployment
+    reg = message.registration
+    if not deployment.is_active:
+        return refused(
+            request,
+            LaunchRefused(
+                "deployment_inactive",
+                _(
+                    "Talia is not yet switched on for this part of the LMS "
+                    "(deployment %(deployment)s of %(platform)s)."
+                )
+                % {"deployment": deployment.deployment_id, "platform": reg.name or reg.issuer},
+                status=403,
+                hint=_("Talia's administrator activates it under LMS deployments in the admin."),
+            ),
+        )
+    claims = message.claims
+    role = services.role_from_lti(list(claims.get(CLAIM + "roles") or []))
+    if role is None:
+        return refused(
+            request,
+            LaunchRefused(
+                "no_role",
+                _("Talia opens for teachers and students; your role in this course is neither."),
+                status=403,
+            ),
+        )
+    message_type = claims.get(CLAIM + "message_type")
+    if message_type not in ("LtiResourceLinkRequest", "LtiDeepLinkingRequest"):
+        return refused(
+            request,
+            LaunchRefused(
+                "unsupported_message", _("Talia does not handle this kind of LTI message."), status=400
+            ),
+        )
+    if message_type == "LtiDeepLinkingRequest" and role != Role.TEACHER:
+        return refused(
+            request, LaunchRefused("not_teacher", _("Only teachers add Talia activities."), status=403)
+        )
+    try:
+        with transaction.atomic():
+            lti_user, user = services.lti_user_sync(
+                registration=reg, sub=str(claims["sub"]), role=role, claims=claims
+            )
+            context, school_class = services.class_sync(
+                deployment=deployment, claims=claims, lti_user=lti_user, user=user, role=role
+            )
+            link = None
+            resource_link = None
+            if message_type == "LtiResourceLinkRequest":
+                resource_link, link = services.resource_link_sync(context=context, claims=claims)
+    except LaunchRefused as error:
+        return refused(request, error)
+    except ClassError as error:
+        return refused(request, LaunchRefused(error.code, str(error), status=403))
+    if not user.is_active:
+        return refused(
+            request, LaunchRefused("inactive_user", _("Your Talia account is switched off."), status=403)
+        )
+    auth_login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    request.session[SESSION_ORIGINS] = registration_origins(reg)
+    class_link = ClassLink.objects.filter(context=context).first()
+    if (
+        role == Role.TEACHER
+        and class_link
+        and class_link.roster_synced_at is None
+        and context.memberships_url
+    ):
+        from .tasks import roster_sync
+
+        transaction.on_commit(lambda: roster_sync.delay(class_link.pk))
+    data: dict[str, Any] = {
+        "user": user.pk,
+        "registration": reg.pk,
+        "deployment_id": deployment.deployment_id,
+        "context": context.pk,
+        "class": school_class.pk,
+        "message_type": message_type,
+    }
+    if message_type == "LtiDeepLinkingRequest":
+        data["deep_linking_settings"] = claims.get(DL_CLAIM + "deep_linking_settings") or {}
+        return redirect("lti:pick", key=_remember_launch(request, data))
+    if link is None:
+        if role != Role.TEACHER:
+            return refused(
+                request,
+                LaunchRefused(
+                    "not_linked",
+                    _("This activity is not set up in Talia yet."),
+                    status=409,
+                    hint=_("Your teacher opens it once and chooses the homework."),
+                ),
+            )
+        assert resource_link is not None
+        data["resource_link"] = resource_link.pk
+        data["lineitem"] = str(
+            (claims.get("https://purl.imsglobal.org/spec/lti-ags/claim/endpoint") or {}).get("lineitem") or ""
+        )
+        return redirect("lti:pick", key=_remember_launch(request, data))
+    if role == Role.TEACHER:
+        return redirect("lms:class", pk=school_class.pk)
+    return redirect("lms:homework_detail", assignment_pk=link.assignment_id)
+
+
+# --- deep linking --------------------------------------------------------------------------------
+
+
+def _points(value: str) -> Decimal | None:
+    if not value:
+        return None
+    try:
+        points = Decimal(value)
+    except InvalidOperation:
+        raise ClassError("invalid_points", _("Points are a number, for example 10.")) from None
+    if not points.is_finite() or points <= 0 or points > Decimal("99999"):
+        raise ClassError("invalid_points", _("Points are a number above 0, for example 10."))
+    return points
+
+
+def deep_link_response(*, reg: LtiRegistration, data: dict[str, Any], items: list[dict[str, Any]]) -> str:
+    """The signed LtiDeepLinkingResponse JWT (LTI Deep Linking 2.0 §4.2)."""
+    key = keys.key_signing()
+    now = int(time.time())
+    settings_claim = data.get("deep_linking_settings") or {}
+    message: dict[str, Any] = {
+        "iss": reg.client_id,
+        "aud": [reg.issuer],
+        "azp": reg.issuer,
+        "iat": now,
+        "exp": now + 600,
+        "nonce": uuid.uuid4().hex,
+        CLAIM + "deployment_id": data["deployment_id"],
+        CLAIM + "message_type": "LtiDeepLinkingResponse",
+        CLAIM + "version": "1.3.0",
+        DL_CLAIM + "content_items": items,
+    }
+    if settings_claim.get("data") is not None:
+        message[DL_CLAIM + "data"] = settings_claim["data"]
+    return jwt.encode(message, key.private_key, algorithm="RS256", headers={"kid": key.as_jwk()["kid"]})
+
+
+@login_required
+@never_cache
+@require_http_methods(["GET", "POST"])
+def pick(request: HttpRequest, key: str) -> HttpResponse:
+    """The teacher picks the quiz, game or homework template an LMS activity opens."""
+    try:
+        data = _launch_data(request, key)
+    except LaunchRefused as error:
+        return refused(request, error)
+    school_class = class_for_teacher(request.user, data["class"])
+    if school_class is None:
+        return refused(
+            request,
+            LaunchRefused("not_teacher", _("Only the class's teachers choose its activities."), status=403),
+        )
+    templates = services.templates_for(request.user)  # type: ignore[arg-type]
+    error = ""
+    if request.method == "POST":
+        try:
+            assignment = services.assignment_from_template(
+                key=request.POST.get("template", ""),
+                school_class=school_class,
+                teacher=request.user,  # type: ignore[arg-type]
+                points=_points(request.POST.get("points", "").strip()),
+            )
+        except ClassError as exc:
+            error = str(exc)
+        else:
+            if data["message_type"] == "LtiDeepLinkingRequest":
+                context = LtiContext.objects.get(pk=data["context"])
+                reg = LtiRegistration.objects.get(pk=data["registration"])
+                item = services.deep_link_item(
+                    assignment=assignment, context=context, launch_url=tool_urls(request)["launch"]
+                )
+                token = deep_link_response(reg=reg, data=data, items=[item])
+                return render(
+                    request,
+                    "lms/lti/deep_link_return.html",
+                    {
+                        "return_url": data["deep_linking_settings"]["deep_link_return_url"],
+                        "jwt": token,
+                        "assignment": assignment,
+                    },
+                )
+            resource_link = LtiResourceLink.objects.get(pk=data["resource_link"])
+            services.resource_link_attach(
+                resource_link=resource_link, assignment=assignment, lineitem_url=data.get("lineitem", "")
+            )
+            messages.success(
+                request, _("The LMS activity now opens “%(title)s”.") % {"title": assignment.title}
+            )
+            return redirect("lms:class", pk=school_class.pk)
+    return render(
+        request,
+        "lms/lti/pick.html",
+        {
+            "school_class": school_class,
+            "templates": templates,
+            "error": error,
+            "deep_linking": data["message_type"] == "LtiDeepLinkingRequest",
+            "chosen": request.POST.get("template", ""),
+            "points": request.POST.get("points", ""),
+        },
+        status=400 if error else 200,
+    )
+
+
+# --- keys and registration -----------------------------------------------------------------------
+
+
+@require_GET
+def jwks(request: HttpRequest) -> JsonResponse:
+    """Talia's public keys: the signing key and rotated-out keys still in their grace period."""
+    response = JsonResponse(keys.jwks())
+    response["Cache-Control"] = "public, max-age=300"
+    return response
+
+
+@csrf_exempt
+@never_cache
+@require_http_methods(["GET", "POST"])
+def register(request: HttpRequest, token: str) -> HttpResponse:
+    """LTI Dynamic Registration: the LMS opens this URL with its configuration's address."""
+    try:
+        registration.invitation_check(token)
+        config_url = request.GET.get("openid_configuration", "")
+        if not config_url:
+            raise LaunchRefused(
+                "registration_no_config",
+                _("This address is pasted into the LMS's tool registration, not opened directly."),
+                hint=_(
+                    "In Moodle: Site administration → Plugins → Manage tools → Tool URL. See docs/lms.md."
+                ),
+            )
+        reg = registration.registration_dynamic(
+            openid_configuration_url=config_url,
+            registration_token=request.GET.get("registration_token", ""),
+            base_url=request.build_absolute_uri("/"),
+            urls=tool_urls(request),
+        )
+    except LaunchRefused as error:
+        return refused(request, error)
+    return render(request, "lms/lti/registered.html", {"registration": reg})
+
+
+# --- the teacher's roster and scores -------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def roster_sync(request: HttpRequest, pk: int) -> HttpResponse:
+    """Read the class's roster from the LMS now."""
+    from . import roster
+
+    school_class = class_for_teacher(request.user, pk)
+    if school_class is None:
+        raise Http404
+    total = 0
+    failed = False
+    for link in ClassLink.objects.filter(school_class=school_class):
+        try:
+            total += roster.roster_sync(link_id=link.pk)
+        except Exception:  # noqa: BLE001 - shown to the teacher, logged
+            log.exception("roster sync failed for class link %s", link.pk)
+            failed = True
+    if failed:
+        messages.error(request, _("The LMS did not send the roster; try again later."))
+    else:
+        messages.success(request, _("Roster read from the LMS: %(n)d people.") % {"n": total})
+    return redirect("lms:class", pk=school_class.pk)
+
+
+@login_required
+@never_cache
+def class_scores_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """Each score sent to the LMS for this class, with its delivery status."""
+    school_class = class_for_teacher(request.user, pk)
+    if school_class is None:
+        raise Http404
+    return render(
+        request,
+        "lms/lti/scores.html",
+        {
+            "school_class": school_class,
+            "scores": class_scores(school_class),
+            "roster": class_roster(school_class),
+        },
+    )
+
+
+@login_required
+@require_POST
+def score_resend(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        row = scores.score_resend(outbox_id=pk, by=request.user)
+    except LaunchRefused as error:
+        if error.status == 404:
+            raise Http404 from None
+        return refused(request, error)
+    messages.success(request, _("The score is on its way to the LMS again."))
+    return redirect("lti:class_scores", pk=row.link.assignment.school_class_id)
