@@ -1,5 +1,10 @@
-"""Talia's users. A user has one role: admin, teacher or student."""
+"""Talia's users (one role each: admin, teacher or student); classes, homework and grades."""
 
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.contrib.auth.models import UserManager as DjangoUserManager
 from django.db import models
@@ -48,3 +53,274 @@ class User(AbstractUser):
     def can_author(self) -> bool:
         """Teachers and admins author content; students never do."""
         return self.is_teacher or self.is_admin
+
+
+# --- classes and homework ------------------------------------------------------------------------
+#
+# Only ``lms/classes/services.py`` and ``lms/grading.py`` write these rows. A class exists
+# without any LMS; the LTI tool maps an LMS context to a ``SchoolClass`` and a line item to
+# an ``Assignment``, and delivers each changed ``Grade``.
+
+
+class SchoolClass(models.Model):
+    """A teacher's class: students join it with its code and get its homework."""
+
+    name = models.CharField(_("name"), max_length=120)
+    teacher = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("teacher"),
+        on_delete=models.CASCADE,
+        related_name="classes_owned",
+    )
+    join_code = models.CharField(_("join code"), max_length=6, db_index=True)
+    archived = models.BooleanField(
+        _("archived"), default=False, help_text=_("An archived class takes no new students or homework.")
+    )
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["archived", "name", "pk"]
+        verbose_name = _("class")
+        verbose_name_plural = _("classes")
+        constraints = [
+            # A code is reused only once its class is archived.
+            models.UniqueConstraint(
+                fields=["join_code"],
+                condition=models.Q(archived=False),
+                name="lms_class_join_code_unique_while_active",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ClassMember(models.Model):
+    """A person in a class: a student, or a co-teacher who sees and manages it like its owner."""
+
+    class Role(models.TextChoices):
+        STUDENT = "student", _("Student")
+        TEACHER = "teacher", _("Co-teacher")
+
+    school_class = models.ForeignKey(
+        SchoolClass, verbose_name=_("class"), on_delete=models.CASCADE, related_name="members"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        on_delete=models.CASCADE,
+        related_name="class_memberships",
+    )
+    role = models.CharField(_("role"), max_length=8, choices=Role.choices, default=Role.STUDENT)
+    joined = models.DateTimeField(_("joined"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["school_class", "role", "user__last_name", "user__first_name", "user__username"]
+        verbose_name = _("class member")
+        verbose_name_plural = _("class members")
+        constraints = [
+            models.UniqueConstraint(fields=["school_class", "user"], name="lms_class_member_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.school_class} ({self.role})"
+
+
+class Assignment(models.Model):
+    """Homework for a class: a quiz or a game, open from ``opens_at`` until ``due_at``.
+
+    ``policy`` says which of a student's graded attempts counts (``Grade``). Scores are
+    given out of ``points_possible``, which is also the LMS line item's maximum.
+    """
+
+    class Kind(models.TextChoices):
+        QUIZ = "quiz", _("Quiz")
+        GAME = "game", _("Game")
+
+    class Game(models.TextChoices):
+        ZNAJZNAK_PRACTICE = "znajznak_practice", _("ZnajZnak practice duel")
+        KNOWLEDGE_SOLO = "knowledge_solo", _("Knowledge? game alone")
+
+    class Policy(models.TextChoices):
+        BEST = "best", _("Best attempt")
+        LAST = "last", _("Last attempt")
+        FIRST = "first", _("First attempt")
+
+    school_class = models.ForeignKey(
+        SchoolClass, verbose_name=_("class"), on_delete=models.CASCADE, related_name="assignments"
+    )
+    title = models.CharField(_("title"), max_length=160)
+    instructions = models.TextField(_("instructions"), blank=True)
+    kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices)
+    game = models.CharField(_("game"), max_length=24, choices=Game.choices, blank=True)
+    game_options = models.JSONField(
+        _("game options"),
+        default=dict,
+        blank=True,
+        help_text=_("The game's settings as the teacher chose them."),
+    )
+    quiz = models.ForeignKey(
+        "quiz.Quiz",
+        verbose_name=_("quiz"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="class_assignments",
+    )
+    practice = models.ForeignKey(
+        "games.PracticeAssignment",
+        verbose_name=_("practice"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="class_assignments",
+    )
+    opens_at = models.DateTimeField(_("opens"), null=True, blank=True)
+    due_at = models.DateTimeField(_("due"), null=True, blank=True)
+    max_attempts = models.PositiveSmallIntegerField(
+        _("attempts allowed"),
+        null=True,
+        blank=True,
+        default=1,
+        help_text=_("Empty: as many as the student likes."),
+    )
+    policy = models.CharField(
+        _("attempt that counts"), max_length=8, choices=Policy.choices, default=Policy.BEST
+    )
+    time_limit_minutes = models.PositiveSmallIntegerField(_("time limit (minutes)"), null=True, blank=True)
+    points_possible = models.DecimalField(_("points possible"), max_digits=7, decimal_places=2, default=10)
+    published = models.BooleanField(_("published"), default=False)
+    published_at = models.DateTimeField(_("published"), null=True, blank=True)
+    due_graded_at = models.DateTimeField(
+        _("attempts in progress graded at"),
+        null=True,
+        blank=True,
+        help_text=_("When the attempts still open at the due time were graded."),
+    )
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    updated = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        ordering = ["school_class", "due_at", "pk"]
+        verbose_name = _("assignment")
+        verbose_name_plural = _("assignments")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(opens_at__isnull=True)
+                | models.Q(due_at__isnull=True)
+                | models.Q(opens_at__lt=models.F("due_at")),
+                name="lms_assignment_opens_before_due",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def is_open(self, now: datetime) -> bool:
+        """Published, opened and not yet due at ``now``."""
+        return (
+            self.published
+            and (self.opens_at is None or self.opens_at <= now)
+            and (self.due_at is None or now < self.due_at)
+        )
+
+
+class Submission(models.Model):
+    """One attempt of one student at an assignment: the quiz attempt or practice game it wraps."""
+
+    class Status(models.TextChoices):
+        IN_PROGRESS = "in_progress", _("In progress")
+        SUBMITTED = "submitted", _("Handed in, waiting for the teacher's marks")
+        GRADED = "graded", _("Graded")
+
+    assignment = models.ForeignKey(
+        Assignment, verbose_name=_("assignment"), on_delete=models.CASCADE, related_name="submissions"
+    )
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("student"),
+        on_delete=models.CASCADE,
+        related_name="submissions",
+    )
+    number = models.PositiveSmallIntegerField(_("attempt"))
+    quiz_attempt = models.OneToOneField(
+        "quiz.QuizAttempt",
+        verbose_name=_("quiz attempt"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="submission",
+    )
+    session = models.OneToOneField(
+        "games.GameSession",
+        verbose_name=_("game"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="homework_submission",
+        help_text=_("A game played alone that is not a practice duel (Knowledge?)."),
+    )
+    practice_run = models.OneToOneField(
+        "games.PracticeRun",
+        verbose_name=_("practice game"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="submission",
+    )
+    status = models.CharField(_("status"), max_length=12, choices=Status.choices, default=Status.IN_PROGRESS)
+    score = models.DecimalField(_("score"), max_digits=7, decimal_places=2, null=True, blank=True)
+    max_score = models.DecimalField(_("out of"), max_digits=7, decimal_places=2, null=True, blank=True)
+    started = models.DateTimeField(_("started"), auto_now_add=True)
+    graded_at = models.DateTimeField(_("graded"), null=True, blank=True)
+    graded_at_due = models.BooleanField(
+        _("graded at the due time"),
+        default=False,
+        help_text=_("It was still in progress when the homework was due."),
+    )
+
+    class Meta:
+        ordering = ["assignment", "student", "number"]
+        verbose_name = _("submission")
+        verbose_name_plural = _("submissions")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "student", "number"], name="lms_submission_number_once"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assignment} · {self.student} · {self.number}"
+
+
+class Grade(models.Model):
+    """The score that counts for a student on an assignment, chosen by its ``policy``."""
+
+    assignment = models.ForeignKey(
+        Assignment, verbose_name=_("assignment"), on_delete=models.CASCADE, related_name="grades"
+    )
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("student"), on_delete=models.CASCADE, related_name="grades"
+    )
+    submission = models.ForeignKey(
+        Submission,
+        verbose_name=_("counted attempt"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    score = models.DecimalField(_("score"), max_digits=7, decimal_places=2)
+    max_score = models.DecimalField(_("out of"), max_digits=7, decimal_places=2)
+    updated = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        ordering = ["assignment", "student"]
+        verbose_name = _("grade")
+        verbose_name_plural = _("grades")
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "student"], name="lms_grade_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assignment} · {self.student}: {self.score}/{self.max_score}"

@@ -1,0 +1,84 @@
+"""The quiz engine as homework sees it: find quizzes, start an attempt, read its score.
+
+Quizzes live in ``games.quiz`` (``Quiz``, ``QuizAttempt``; services ``attempt_start``,
+``attempt_grade``, ``attempts_grade_overdue``). Everything homework needs from them goes
+through this module, so the rest of ``lms`` names no quiz internals.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.apps import apps
+from django.db.models import QuerySet
+
+
+def available() -> bool:
+    """Whether the quiz app is installed (its models can be assigned)."""
+    return apps.is_installed("games.quiz")
+
+
+def quiz_model() -> Any:
+    return apps.get_model("quiz", "Quiz")
+
+
+def _services() -> Any:
+    from games.quiz import services
+
+    return services
+
+
+def quizzes_assignable_by(user: Any) -> QuerySet[Any]:
+    """The quizzes ``user`` may set as homework: their own, built and published, for everyone."""
+    from content.models import BuildState
+
+    return (
+        quiz_model()
+        .objects.filter(owner=user, status="published", state=BuildState.DONE, student__isnull=True)
+        .order_by("-pk")
+    )
+
+
+def attempt_start(
+    *, quiz: Any, student: Any, deadline: datetime | None, time_limit_minutes: int | None
+) -> Any:
+    """A new attempt of ``student`` at ``quiz``, refused by the quiz engine after ``deadline``."""
+    time_limit = timedelta(minutes=time_limit_minutes) if time_limit_minutes else None
+    return _services().attempt_start(quiz=quiz, student=student, deadline=deadline, time_limit=time_limit)
+
+
+def attempts_grade_overdue(*, now: datetime) -> None:
+    """Grade every attempt whose deadline or time limit has passed (each one reports back)."""
+    _services().attempts_grade_overdue(now)
+
+
+def attempt_fraction(attempt: Any) -> Decimal:
+    """The share of the attempt's points that the student earned, 0 to 1."""
+    score = Decimal(str(attempt.score or 0))
+    maximum = Decimal(str(attempt.max_score or 0))
+    if maximum <= 0:
+        return Decimal(0)
+    return max(Decimal(0), min(Decimal(1), score / maximum))
+
+
+def attempt_is_open(attempt: Any) -> bool:
+    """Whether the student may still answer (not handed in, not past its deadline)."""
+    return bool(attempt.is_open)
+
+
+#: The quiz pages' names for taking an attempt, the first that exists is used.
+ATTEMPT_URL_NAMES = ("quiz:attempt", "quiz:attempt_take", "games:quiz_attempt")
+
+
+def attempt_url(attempt: Any) -> str | None:
+    """Where the student takes (or resumes) ``attempt``; ``None`` while no quiz page exists."""
+    from django.urls import NoReverseMatch, reverse
+
+    for name in ATTEMPT_URL_NAMES:
+        try:
+            return reverse(name, args=[attempt.pk])
+        except NoReverseMatch:
+            continue
+    return None

@@ -1,0 +1,770 @@
+"""Writes to classes, members, assignments and submissions; the only place that changes them.
+
+Grades are written by ``lms.grading`` (the games report a graded attempt there); this
+module starts attempts and grades what was still in progress when homework was due.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import formats, timezone
+from django.utils.translation import gettext as _
+
+from games import services as game_services
+from games.models import NamingRecord, PracticeAssignment, PracticeRun
+from lms import grading
+from lms.models import Assignment, ClassMember, Grade, SchoolClass, Submission
+
+from . import quizzes
+from .errors import ClassError
+
+NAME_MAX_LENGTH = 120
+TITLE_MAX_LENGTH = 160
+POINTS_MAX = Decimal("10000")
+ATTEMPTS_MAX = 50
+TIME_LIMIT_MAX_MINUTES = 600
+
+
+# --- who may do what -----------------------------------------------------------------------------
+
+
+def is_class_teacher(school_class: SchoolClass, user: Any) -> bool:
+    """The class's owner or a co-teacher."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    if school_class.teacher_id == user.pk:
+        return True
+    return ClassMember.objects.filter(
+        school_class=school_class, user=user, role=ClassMember.Role.TEACHER
+    ).exists()
+
+
+def _require_teacher(school_class: SchoolClass, user: Any) -> None:
+    # A teacher who does not teach the class may not know it exists.
+    if not is_class_teacher(school_class, user):
+        raise ClassError("not_found", _("No such class."))
+
+
+def _when(moment: datetime) -> str:
+    return formats.date_format(timezone.localtime(moment), "DATETIME_FORMAT")
+
+
+# --- classes -------------------------------------------------------------------------------------
+
+
+def _name_clean(name: str) -> str:
+    name = " ".join((name or "").split())
+    if not name:
+        raise ClassError("invalid_name", _("Give the class a name, for example “3b History”."))
+    if len(name) > NAME_MAX_LENGTH:
+        raise ClassError(
+            "invalid_name", _("A class name has at most %(n)d characters.") % {"n": NAME_MAX_LENGTH}
+        )
+    return name
+
+
+def class_create(*, teacher: Any, name: str) -> SchoolClass:
+    """A new class of ``teacher`` with a fresh join code."""
+    if not getattr(teacher, "can_author", False):
+        raise ClassError("not_allowed", _("Only teachers create classes."))
+    name = _name_clean(name)
+    for _attempt in range(20):
+        try:
+            with transaction.atomic():
+                return SchoolClass.objects.create(
+                    name=name, teacher=teacher, join_code=game_services.join_code_new()
+                )
+        except IntegrityError:
+            continue  # the code is taken by an active class: draw again
+    raise ClassError("no_join_code", _("No free join code was found; try again."))
+
+
+@transaction.atomic
+def class_update(
+    *, school_class: SchoolClass, by: Any, name: str | None = None, archived: bool | None = None
+) -> SchoolClass:
+    """Rename, archive or bring back a class. A class brought back gets a fresh code if its own is taken."""
+    school_class = SchoolClass.objects.select_for_update().get(pk=school_class.pk)
+    _require_teacher(school_class, by)
+    fields = []
+    if name is not None:
+        school_class.name = _name_clean(name)
+        fields.append("name")
+    if archived is not None and archived != school_class.archived:
+        school_class.archived = archived
+        fields.append("archived")
+        if (
+            not archived
+            and SchoolClass.objects.filter(join_code=school_class.join_code, archived=False).exists()
+        ):
+            school_class.join_code = _free_code()
+            fields.append("join_code")
+    if fields:
+        school_class.save(update_fields=fields)
+    return school_class
+
+
+def _free_code() -> str:
+    for _attempt in range(20):
+        code = game_services.join_code_new()
+        if not SchoolClass.objects.filter(join_code=code, archived=False).exists():
+            return code
+    raise ClassError("no_join_code", _("No free join code was found; try again."))
+
+
+@transaction.atomic
+def class_code_renew(*, school_class: SchoolClass, by: Any) -> SchoolClass:
+    """A new join code (the old one stops working), for a code that went round too far."""
+    school_class = SchoolClass.objects.select_for_update().get(pk=school_class.pk)
+    _require_teacher(school_class, by)
+    if school_class.archived:
+        raise ClassError("archived", _("An archived class has no join code; bring it back first."))
+    school_class.join_code = _free_code()
+    school_class.save(update_fields=["join_code"])
+    return school_class
+
+
+def class_join(*, code: str, student: Any) -> ClassMember:
+    """``student`` joins the class whose code they typed; joining twice is harmless."""
+    if not getattr(student, "is_authenticated", False):
+        raise ClassError("not_allowed", _("Sign in to join a class: your homework is kept for you."))
+    if getattr(student, "role", None) != "student":
+        raise ClassError(
+            "not_allowed",
+            _(
+                "Only students join classes with a code. "
+                "A teacher is added as a co-teacher by the class's teacher."
+            ),
+        )
+    normalised = game_services.join_code_normalise(code or "")
+    if not normalised:
+        raise ClassError("invalid_code", _("Type the class code your teacher shows, for example K7M2QX."))
+    with transaction.atomic():
+        candidates = list(SchoolClass.objects.select_for_update().filter(join_code=normalised))
+        active = next((c for c in candidates if not c.archived), None)
+        if active is None:
+            if candidates:
+                raise ClassError(
+                    "archived",
+                    _(
+                        "The class with the code %(code)s is archived and takes no new students. "
+                        "Ask your teacher."
+                    )
+                    % {"code": normalised},
+                )
+            raise ClassError(
+                "unknown_code",
+                _(
+                    "No class has the code %(code)s. "
+                    "Check it with your teacher (0 and O, 1 and I are never used)."
+                )
+                % {"code": normalised},
+            )
+        member, created = ClassMember.objects.get_or_create(
+            school_class=active, user=student, defaults={"role": ClassMember.Role.STUDENT}
+        )
+        return member
+
+
+@transaction.atomic
+def class_member_add(*, school_class: SchoolClass, user: Any, role: str, by: Any = None) -> ClassMember:
+    """Add ``user`` to the class (or change their role): a co-teacher, or a student from a roster.
+
+    ``by`` is the teacher doing it; ``None`` when a trusted system does (an LMS roster).
+    """
+    school_class = SchoolClass.objects.select_for_update().get(pk=school_class.pk)
+    if by is not None:
+        _require_teacher(school_class, by)
+    if role not in ClassMember.Role.values:
+        raise ClassError("invalid_role", _("A member is a student or a co-teacher."))
+    if role == ClassMember.Role.TEACHER and not getattr(user, "can_author", False):
+        raise ClassError("not_allowed", _("Only a teacher can be a co-teacher."))
+    if user.pk == school_class.teacher_id:
+        raise ClassError("owner", _("The class's own teacher is not a member of it."))
+    member, created = ClassMember.objects.get_or_create(
+        school_class=school_class, user=user, defaults={"role": role}
+    )
+    if not created and member.role != role:
+        member.role = role
+        member.save(update_fields=["role"])
+    return member
+
+
+@transaction.atomic
+def class_member_remove(*, school_class: SchoolClass, user: Any, by: Any) -> None:
+    """Take ``user`` out of the class. Their submissions and grades stay, for the record."""
+    school_class = SchoolClass.objects.select_for_update().get(pk=school_class.pk)
+    _require_teacher(school_class, by)
+    members = ClassMember.objects.filter(school_class=school_class, user=user)
+    if by.pk != school_class.teacher_id and members.filter(role=ClassMember.Role.TEACHER).exists():
+        raise ClassError("not_allowed", _("Only the class's own teacher removes a co-teacher."))
+    deleted, _rows = members.delete()
+    if not deleted:
+        raise ClassError("not_member", _("That person is not in this class."))
+
+
+# --- assignments ---------------------------------------------------------------------------------
+
+
+def _decimal(value: Any, *, what: str) -> Decimal:
+    try:
+        number = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        raise ClassError("invalid", _("%(what)s must be a number.") % {"what": what}) from None
+    if not number.is_finite():
+        raise ClassError("invalid", _("%(what)s must be a number.") % {"what": what})
+    return number
+
+
+def _assignment_check(fields: dict[str, Any]) -> dict[str, Any]:
+    """The assignment's settings, checked together; refusals say what to change."""
+    title = " ".join((fields.get("title") or "").split())
+    if not title:
+        raise ClassError("invalid_title", _("Give the homework a title."))
+    if len(title) > TITLE_MAX_LENGTH:
+        raise ClassError(
+            "invalid_title", _("A title has at most %(n)d characters.") % {"n": TITLE_MAX_LENGTH}
+        )
+    fields["title"] = title
+    opens_at, due_at = fields.get("opens_at"), fields.get("due_at")
+    if opens_at and due_at and opens_at >= due_at:
+        raise ClassError("invalid_dates", _("The homework must open before it is due."))
+    max_attempts = fields.get("max_attempts")
+    if max_attempts is not None and not 1 <= int(max_attempts) <= ATTEMPTS_MAX:
+        raise ClassError(
+            "invalid_attempts",
+            _("Allow 1 to %(n)d attempts, or leave it empty for no limit.") % {"n": ATTEMPTS_MAX},
+        )
+    if fields.get("policy") not in Assignment.Policy.values:
+        raise ClassError("invalid_policy", _("Choose which attempt counts: the best, the last or the first."))
+    limit = fields.get("time_limit_minutes")
+    if limit is not None and not 1 <= int(limit) <= TIME_LIMIT_MAX_MINUTES:
+        raise ClassError(
+            "invalid_time_limit",
+            _("A time limit is 1 to %(n)d minutes, or empty for none.") % {"n": TIME_LIMIT_MAX_MINUTES},
+        )
+    points = _decimal(fields.get("points_possible", 10), what=_("Points possible"))
+    if not Decimal(0) < points <= POINTS_MAX or points != points.quantize(Decimal("0.01")):
+        raise ClassError(
+            "invalid_points",
+            _("Points possible are more than 0 and at most %(n)s, in hundredths at most.")
+            % {"n": POINTS_MAX},
+        )
+    fields["points_possible"] = points
+    return fields
+
+
+def _quiz_check(quiz: Any, by: Any) -> None:
+    if quiz is None:
+        raise ClassError("no_quiz", _("Choose the quiz to assign."))
+    if not quizzes.available() or not quizzes.quizzes_assignable_by(by).filter(pk=quiz.pk).exists():
+        raise ClassError("no_quiz", _("That quiz is not one of your published quizzes."))
+
+
+#: What a ZnajZnak practice assignment keeps in ``game_options``, with its defaults.
+PRACTICE_OPTIONS = {
+    "deck": None,
+    "card_set": "",
+    "mode": PracticeAssignment.Mode.EITHER.value,
+    "cards_per_player": 5,
+    "bot_seconds": "8",
+    "bot_accuracy": 80,
+}
+
+
+def _practice_create(*, by: Any, title: str, options: dict[str, Any], time_limit_minutes: int | None) -> Any:
+    """The ``games`` practice behind a game assignment, made from a deck the teacher may use."""
+    from content.models import Deck
+
+    options = {**PRACTICE_OPTIONS, **(options or {})}
+    deck = options.get("deck")
+    if not isinstance(deck, Deck):
+        deck = Deck.objects.filter(pk=deck).first() if deck else None
+    if deck is None:
+        raise ClassError("no_deck", _("Choose the deck the practice duel is dealt from."))
+    try:
+        practice = game_services.practice_assignment_create(
+            owner=by,
+            title=title,
+            deck=deck,
+            card_set=str(options["card_set"] or ""),
+            mode=options["mode"],
+            cards_per_player=int(options["cards_per_player"]),
+            bot_seconds=_decimal(options["bot_seconds"], what=_("The opponent's seconds")),
+            bot_accuracy=int(options["bot_accuracy"]),
+            timer=time_limit_minutes * 60 if time_limit_minutes else None,
+        )
+    except game_services.SessionError as error:
+        raise ClassError(error.code, str(error)) from None
+    stored = {
+        **options,
+        "deck": deck.pk,
+        "bot_seconds": str(practice.bot_seconds),
+        "card_set": practice.card_set,
+    }
+    return practice, stored
+
+
+#: What a Knowledge? homework keeps in ``game_options``, with its defaults.
+KNOWLEDGE_OPTIONS = {"board": None, "variant": "basic", "harder_start": False}
+
+
+def knowledge_options(options: dict[str, Any]) -> Any:
+    """The ``games`` Knowledge? options of a homework's ``game_options``."""
+    from games.play.knowledge.services import KnowledgeOptions
+
+    options = {**KNOWLEDGE_OPTIONS, **(options or {})}
+    board = options["board"]
+    return KnowledgeOptions(
+        board_id=int(getattr(board, "pk", board) or 0),
+        variant=str(options["variant"]),
+        harder_start=bool(options["harder_start"]),
+    )
+
+
+def _knowledge_check(*, by: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """Refuse a Knowledge? game the teacher's board and questions cannot deal."""
+    from games.play.knowledge.services import homework_token
+
+    options = {**KNOWLEDGE_OPTIONS, **(options or {})}
+    if not options["board"]:
+        raise ClassError("no_board", _("Choose the board the Knowledge? game is played on."))
+    chosen = knowledge_options(options)
+    try:
+        homework_token(teacher=by, options=chosen)
+    except game_services.SessionError as error:
+        raise ClassError(error.code, str(error)) from None
+    return {"board": chosen.board_id, "variant": chosen.variant, "harder_start": chosen.harder_start}
+
+
+def _kind_setup(*, by: Any, fields: dict[str, Any]) -> dict[str, Any]:
+    kind = fields.get("kind")
+    if kind == Assignment.Kind.QUIZ:
+        _quiz_check(fields.get("quiz"), by)
+        return {"game": "", "game_options": {}, "practice": None, "quiz": fields.get("quiz")}
+    if kind == Assignment.Kind.GAME and fields.get("game") == Assignment.Game.KNOWLEDGE_SOLO:
+        options = _knowledge_check(by=by, options=fields.get("game_options") or {})
+        return {"game": fields["game"], "game_options": options, "practice": None, "quiz": None}
+    if kind == Assignment.Kind.GAME:
+        if fields.get("game") != Assignment.Game.ZNAJZNAK_PRACTICE:
+            raise ClassError("invalid_game", _("Choose the game to assign."))
+        practice, options = _practice_create(
+            by=by,
+            title=fields["title"],
+            options=fields.get("game_options") or {},
+            time_limit_minutes=fields.get("time_limit_minutes"),
+        )
+        return {"game": fields["game"], "game_options": options, "practice": practice, "quiz": None}
+    raise ClassError("invalid_kind", _("Assign a quiz or a game."))
+
+
+ASSIGNMENT_FIELDS = (
+    "title",
+    "instructions",
+    "opens_at",
+    "due_at",
+    "max_attempts",
+    "policy",
+    "time_limit_minutes",
+    "points_possible",
+)
+
+
+def _set_quiz(assignment: Assignment, quiz: Any) -> None:
+    assignment.quiz = quiz
+
+
+def assignment_create(
+    *,
+    school_class: SchoolClass,
+    by: Any,
+    title: str,
+    kind: str,
+    quiz: Any = None,
+    game: str = "",
+    game_options: dict[str, Any] | None = None,
+    instructions: str = "",
+    opens_at: datetime | None = None,
+    due_at: datetime | None = None,
+    max_attempts: int | None = 1,
+    policy: str = Assignment.Policy.BEST,
+    time_limit_minutes: int | None = None,
+    points_possible: Any = 10,
+    publish: bool = False,
+) -> Assignment:
+    """New homework for a class, a draft unless ``publish``; a game gets its practice made now."""
+    fields = _assignment_check(
+        {
+            "title": title,
+            "instructions": instructions or "",
+            "opens_at": opens_at,
+            "due_at": due_at,
+            "max_attempts": max_attempts,
+            "policy": policy,
+            "time_limit_minutes": time_limit_minutes,
+            "points_possible": points_possible,
+            "kind": kind,
+            "quiz": quiz,
+            "game": game,
+            "game_options": game_options,
+        }
+    )
+    with transaction.atomic():
+        school_class = SchoolClass.objects.select_for_update().get(pk=school_class.pk)
+        _require_teacher(school_class, by)
+        if school_class.archived:
+            raise ClassError("archived", _("An archived class gets no new homework."))
+        setup = _kind_setup(by=by, fields=fields)
+        assignment = Assignment(
+            school_class=school_class,
+            kind=kind,
+            game=setup["game"],
+            game_options=setup["game_options"],
+            practice=setup["practice"],
+            **{name: fields[name] for name in ASSIGNMENT_FIELDS},
+        )
+        _set_quiz(assignment, setup["quiz"])
+        assignment.save()
+        if publish:
+            assignment = assignment_publish(assignment=assignment, by=by)
+        return assignment
+
+
+@transaction.atomic
+def assignment_update(*, assignment: Assignment, by: Any, **changes: Any) -> Assignment:
+    """Change homework's settings. What was assigned and its points stay once a student started.
+
+    A new attempt policy takes effect at once: every student's counted grade is chosen
+    again (and sent to the LMS where it changed). A due time moved later lets students
+    start again; attempts already graded at the old due time stay graded.
+    """
+    assignment = (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("school_class")
+        .get(pk=assignment.pk)
+    )
+    _require_teacher(assignment.school_class, by)
+    unknown = set(changes) - set(ASSIGNMENT_FIELDS) - {"kind", "quiz", "game", "game_options"}
+    if unknown:
+        raise TypeError(f"assignment_update() does not change {', '.join(sorted(unknown))}")
+    fields = {name: getattr(assignment, name) for name in ASSIGNMENT_FIELDS}
+    fields.update(
+        kind=assignment.kind,
+        quiz=assignment.quiz,
+        game=assignment.game,
+        game_options=dict(assignment.game_options),
+    )
+    fields.update(changes)
+    fields = _assignment_check(fields)
+    started = assignment.submissions.exists()
+    what_changed = (
+        fields["kind"] != assignment.kind
+        or fields["game"] != assignment.game
+        or getattr(fields["quiz"], "pk", None) != assignment.quiz_id
+        or (
+            fields["game"] == Assignment.Game.ZNAJZNAK_PRACTICE
+            and "game_options" in changes
+            and _options_normal(assignment.game_options) != _options_normal(changes["game_options"])
+        )
+        or (
+            fields["game"] == Assignment.Game.KNOWLEDGE_SOLO
+            and "game_options" in changes
+            and knowledge_options(assignment.game_options) != knowledge_options(changes["game_options"])
+        )
+        or (
+            assignment.game == Assignment.Game.ZNAJZNAK_PRACTICE
+            and fields["time_limit_minutes"] != assignment.time_limit_minutes
+        )
+    )
+    if started and what_changed:
+        raise ClassError(
+            "started",
+            _("Students have started this homework, so what it assigns stays. Make new homework instead."),
+        )
+    if started and fields["points_possible"] != assignment.points_possible:
+        raise ClassError(
+            "started",
+            _("Students have been graded out of %(n)s points; the points stay.")
+            % {"n": assignment.points_possible},
+        )
+    if what_changed:
+        setup = _kind_setup(by=by, fields=fields)
+        assignment.kind = fields["kind"]
+        assignment.game = setup["game"]
+        assignment.game_options = setup["game_options"]
+        assignment.practice = setup["practice"]
+        _set_quiz(assignment, setup["quiz"])
+    old_policy, old_due = assignment.policy, assignment.due_at
+    for name in ASSIGNMENT_FIELDS:
+        setattr(assignment, name, fields[name])
+    if assignment.due_at != old_due:
+        assignment.due_graded_at = None
+    assignment.save()
+    if assignment.policy != old_policy:
+        students = assignment.submissions.values_list("student", flat=True).distinct()
+        for student_id in students:
+            grading.grade_recompute(assignment=assignment, student_id=student_id)
+    if assignment.published and assignment.due_at != old_due:
+        _due_schedule(assignment)
+    return assignment
+
+
+def _options_normal(options: dict[str, Any] | None) -> tuple[Any, ...]:
+    """A practice's options in one spelling, to tell whether an edit changes them."""
+    o = {**PRACTICE_OPTIONS, **(options or {})}
+    deck = o["deck"]
+    try:
+        seconds = Decimal(str(o["bot_seconds"])).normalize()
+    except InvalidOperation:
+        seconds = o["bot_seconds"]
+    return (
+        str(getattr(deck, "pk", deck)),
+        str(o["card_set"] or "").strip().upper(),
+        str(o["mode"]),
+        str(o["cards_per_player"]),
+        seconds,
+        str(o["bot_accuracy"]),
+    )
+
+
+@transaction.atomic
+def assignment_publish(*, assignment: Assignment, by: Any, published: bool = True) -> Assignment:
+    """Show the homework to the class (or hide it again while nobody has started it)."""
+    assignment = (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("school_class")
+        .get(pk=assignment.pk)
+    )
+    _require_teacher(assignment.school_class, by)
+    if not published and assignment.submissions.exists():
+        raise ClassError("started", _("Students have started this homework; it stays published."))
+    if published and assignment.school_class.archived:
+        raise ClassError("archived", _("An archived class gets no new homework."))
+    assignment.published = published
+    assignment.published_at = timezone.now() if published else None
+    assignment.save(update_fields=["published", "published_at", "updated"])
+    if published:
+        _due_schedule(assignment)
+    return assignment
+
+
+def _due_schedule(assignment: Assignment) -> None:
+    """Grade what is in progress when the homework is due: a task at ``due_at`` (pages sweep too)."""
+    if assignment.due_at is None:
+        return
+    from .tasks import assignment_due_grade_task
+
+    assignment_id, due_at = assignment.pk, assignment.due_at
+    transaction.on_commit(lambda: assignment_due_grade_task.apply_async((assignment_id,), eta=due_at))
+
+
+# --- attempts ------------------------------------------------------------------------------------
+
+
+def _refuse_unless_student(assignment: Assignment, student: Any) -> None:
+    is_student = ClassMember.objects.filter(
+        school_class=assignment.school_class_id, user=student, role=ClassMember.Role.STUDENT
+    ).exists()
+    if not (is_student and assignment.published):
+        raise ClassError("not_found", _("No such homework."))
+
+
+def submission_start(
+    *, assignment: Assignment, student: Any, mode: str | None = None, now: datetime | None = None
+) -> Submission:
+    """Start an attempt, or give back the one in progress (resuming it).
+
+    Refused before ``opens_at``, from ``due_at`` on, and once ``max_attempts`` are used,
+    each with the reason and nothing written. ``mode`` is the practice duel's opponent
+    when the teacher left the choice to the student.
+    """
+    now = now or timezone.now()
+    assignments_due_sweep(assignments=Assignment.objects.filter(pk=assignment.pk), now=now)
+    with transaction.atomic():
+        assignment = (
+            Assignment.objects.select_for_update(of=("self",))
+            .select_related("school_class", "practice")
+            .get(pk=assignment.pk)
+        )
+        _refuse_unless_student(assignment, student)
+        mine = Submission.objects.filter(assignment=assignment, student=student)
+        in_progress = mine.filter(status=Submission.Status.IN_PROGRESS).order_by("-number").first()
+        if assignment.opens_at and now < assignment.opens_at:
+            raise ClassError(
+                "not_open", _("This homework opens on %(when)s.") % {"when": _when(assignment.opens_at)}
+            )
+        if assignment.due_at and now >= assignment.due_at:
+            raise ClassError(
+                "due",
+                _("This homework was due on %(when)s; no more attempts can be made.")
+                % {"when": _when(assignment.due_at)},
+            )
+        if in_progress is not None:
+            return in_progress
+        used = mine.count()
+        if assignment.max_attempts is not None and used >= assignment.max_attempts:
+            raise ClassError(
+                "no_attempts_left",
+                _("You have used all %(n)d attempts at this homework.") % {"n": assignment.max_attempts},
+            )
+        if assignment.school_class.archived:
+            raise ClassError("archived", _("This class is archived; its homework is closed."))
+        number = (mine.aggregate(top=Max("number"))["top"] or 0) + 1
+        submission = Submission(assignment=assignment, student=student, number=number)
+        if assignment.kind == Assignment.Kind.QUIZ:
+            try:
+                attempt = quizzes.attempt_start(
+                    quiz=assignment.quiz,
+                    student=student,
+                    deadline=assignment.due_at,
+                    time_limit_minutes=assignment.time_limit_minutes,
+                )
+            except Exception as error:  # the quiz engine's refusal, in its own words
+                if getattr(error, "code", None) is None:
+                    raise
+                raise ClassError(error.code, str(error)) from None
+            submission.quiz_attempt = attempt
+        elif assignment.game == Assignment.Game.KNOWLEDGE_SOLO:
+            from games.play.knowledge.services import knowledge_solo_start
+
+            try:
+                submission.session = knowledge_solo_start(
+                    student=student,
+                    options=knowledge_options(assignment.game_options),
+                    teacher=assignment.school_class.teacher,
+                )
+            except game_services.SessionError as error:
+                raise ClassError(error.code, str(error)) from None
+        else:
+            if assignment.practice is None:
+                raise ClassError("no_game", _("This homework has no game set up; tell your teacher."))
+            try:
+                run = game_services.practice_start(assignment=assignment.practice, student=student, mode=mode)
+            except game_services.SessionError as error:
+                raise ClassError(error.code, str(error)) from None
+            submission.practice_run = run
+        submission.save()
+        return submission
+
+
+# --- the due time --------------------------------------------------------------------------------
+
+
+def _practice_fraction_at(run: PracticeRun, until: datetime) -> Decimal:
+    """A practice game's score from the namings made up to ``until`` (the due time)."""
+    namings = NamingRecord.objects.filter(
+        session_id=run.session_id, participant__player_id="p1", created__lte=until
+    )
+    right = namings.filter(correct=True).count()
+    return grading.practice_fraction(run, right=right, wrong=namings.count() - right)
+
+
+def assignment_due_grade(*, assignment_id: int, now: datetime | None = None) -> int:
+    """Grade every attempt still in progress at the due time; how many were graded.
+
+    Safe to run early (it does nothing before ``due_at``) and more than once (only
+    attempts in progress are graded, and ``due_graded_at`` is stamped).
+    """
+    now = now or timezone.now()
+    assignment = Assignment.objects.filter(pk=assignment_id).first()
+    if assignment is None or assignment.due_at is None or now < assignment.due_at:
+        return 0
+    graded = 0
+    if assignment.kind == Assignment.Kind.QUIZ and quizzes.available():
+        # The quiz engine grades its overdue attempts; each reports to lms.grading.
+        open_before = assignment.submissions.filter(status=Submission.Status.IN_PROGRESS).count()
+        quizzes.attempts_grade_overdue(now=now)
+        graded += open_before - assignment.submissions.filter(status=Submission.Status.IN_PROGRESS).count()
+    with transaction.atomic():
+        assignment = Assignment.objects.select_for_update().get(pk=assignment_id)
+        if assignment.due_at is None or now < assignment.due_at:
+            return graded  # moved later meanwhile
+        for submission in (
+            assignment.submissions.select_for_update(of=("self",))
+            .filter(status=Submission.Status.IN_PROGRESS, session__isnull=False)
+            .select_related("session")
+        ):
+            assert submission.session is not None
+            grading.submission_score(
+                submission=submission,
+                fraction=grading.knowledge_fraction(submission.session),
+                at_due=True,
+                now=now,
+            )
+            graded += 1
+        pending = assignment.submissions.select_for_update(of=("self",)).filter(
+            status=Submission.Status.IN_PROGRESS, practice_run__isnull=False
+        )
+        for submission in pending.select_related("practice_run__session"):
+            run = submission.practice_run
+            assert run is not None
+            grading.submission_score(
+                submission=submission,
+                fraction=_practice_fraction_at(run, assignment.due_at),
+                at_due=True,
+                now=now,
+            )
+            graded += 1
+        assignment.due_graded_at = now
+        assignment.save(update_fields=["due_graded_at"])
+    return graded
+
+
+def _knowledge_submission_grade(*, submission_id: int, now: datetime) -> None:
+    """Grade a finished Knowledge? game of a homework (once; the games report no result of their own)."""
+    with transaction.atomic():
+        submission = (
+            Submission.objects.select_for_update(of=("self",))
+            .select_related("assignment", "session")
+            .filter(pk=submission_id, status=Submission.Status.IN_PROGRESS)
+            .first()
+        )
+        if submission is None or submission.session is None:
+            return
+        grading.submission_score(
+            submission=submission, fraction=grading.knowledge_fraction(submission.session), now=now
+        )
+
+
+def assignments_due_sweep(*, assignments: Any = None, now: datetime | None = None) -> int:
+    """Grade the due homework nobody graded yet (no worker ran the due-time task); how many attempts.
+
+    Also notes the quiz attempts handed in that wait for the teacher's marks: they are no
+    longer in progress (the student cannot resume them), nor graded yet.
+    """
+    now = now or timezone.now()
+    scope = assignments if assignments is not None else Assignment.objects.all()
+    Submission.objects.filter(
+        assignment__in=scope, status=Submission.Status.IN_PROGRESS, quiz_attempt__status="marking"
+    ).update(status=Submission.Status.SUBMITTED)
+    finished_games = Submission.objects.filter(
+        assignment__in=scope, status=Submission.Status.IN_PROGRESS, session__status="finished"
+    ).values_list("pk", flat=True)
+    for pk in finished_games:
+        _knowledge_submission_grade(submission_id=pk, now=now)
+    due = scope.filter(published=True, due_at__lte=now, due_graded_at__isnull=True)
+    return sum(assignment_due_grade(assignment_id=pk, now=now) for pk in due.values_list("pk", flat=True))
+
+
+__all__ = [
+    "ClassError",
+    "Grade",
+    "assignment_create",
+    "assignment_due_grade",
+    "assignment_publish",
+    "assignment_update",
+    "assignments_due_sweep",
+    "class_code_renew",
+    "class_create",
+    "class_join",
+    "class_member_add",
+    "class_member_remove",
+    "class_update",
+    "is_class_teacher",
+    "submission_start",
+]

@@ -1,0 +1,448 @@
+"""Class and homework pages: parse the request, call one service or selector, render.
+
+A teacher reaches only the classes they own or co-teach, a student only their own
+classes, homework and attempts: anything else is a 404, so nobody learns what exists.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+import segno
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.text import slugify
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from games.models import PracticeRun
+from lms.models import Assignment, SchoolClass, Submission
+
+from . import quizzes, selectors, services
+from .errors import ClassError
+from .forms import AssignmentForm, ClassForm, CoTeacherForm, JoinForm
+
+
+def _taught_class(request: HttpRequest, pk: int) -> SchoolClass:
+    school_class = selectors.class_for_teacher(request.user, pk)
+    if school_class is None:
+        raise Http404
+    return school_class
+
+
+def _join_url(request: HttpRequest, school_class: SchoolClass) -> str:
+    return request.build_absolute_uri(reverse("lms:join_code", args=[school_class.join_code]))
+
+
+def _qr(url: str) -> str:
+    return segno.make(url, error="m").svg_inline(
+        scale=10, border=2, title=_("QR code: %(url)s") % {"url": url}
+    )
+
+
+# --- both ---------------------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def classes(request: HttpRequest) -> HttpResponse:
+    """A teacher's classes, or a student's."""
+    if request.user.can_author:
+        return render(
+            request,
+            "lms/classes.html",
+            {"classes": selectors.classes_taught_by(request.user).order_by("archived", "name")},
+        )
+    return render(
+        request, "lms/student_classes.html", {"classes": selectors.classes_of_student(request.user)}
+    )
+
+
+# --- teacher ------------------------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def class_new(request: HttpRequest) -> HttpResponse:
+    if not request.user.can_author:
+        raise PermissionDenied
+    form = ClassForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            school_class = services.class_create(teacher=request.user, name=form.cleaned_data["name"])
+        except ClassError as error:
+            form.add_error(None, str(error))
+        else:
+            return redirect("lms:class_code", pk=school_class.pk)
+    return render(request, "lms/class_new.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def class_code(request: HttpRequest, pk: int) -> HttpResponse:
+    """The join code and its QR code, big enough to read off a projector; POST: a new code."""
+    school_class = _taught_class(request, pk)
+    if request.method == "POST":
+        try:
+            school_class = services.class_code_renew(school_class=school_class, by=request.user)
+        except ClassError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, _("The class has a new code; the old one no longer works."))
+        return redirect("lms:class_code", pk=school_class.pk)
+    join_url = _join_url(request, school_class)
+    return render(
+        request,
+        "lms/class_code.html",
+        {"school_class": school_class, "join_url": join_url, "join_qr": _qr(join_url)},
+    )
+
+
+@login_required
+@require_GET
+def class_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
+    """Students, homework, completion and every student's counted grade and attempts."""
+    school_class = _taught_class(request, pk)
+    services.assignments_due_sweep(assignments=school_class.assignments.all())
+    return render(
+        request,
+        "lms/class_dashboard.html",
+        {
+            "school_class": school_class,
+            "book": selectors.gradebook(school_class),
+            "co_teachers": selectors.class_co_teachers(school_class),
+            "is_owner": school_class.teacher_id == request.user.pk,
+            "co_teacher_form": CoTeacherForm(),
+            "join_url": _join_url(request, school_class),
+            "now": timezone.now(),
+        },
+    )
+
+
+@login_required
+@require_POST
+def class_settings(request: HttpRequest, pk: int) -> HttpResponse:
+    """Rename, archive or bring back a class, or add a co-teacher."""
+    school_class = _taught_class(request, pk)
+    action = request.POST.get("action")
+    try:
+        if action == "rename":
+            services.class_update(
+                school_class=school_class, by=request.user, name=request.POST.get("name", "")
+            )
+            messages.success(request, _("The class was renamed."))
+        elif action in ("archive", "restore"):
+            services.class_update(school_class=school_class, by=request.user, archived=action == "archive")
+            messages.success(
+                request,
+                _("The class was archived.") if action == "archive" else _("The class is active again."),
+            )
+        elif action == "co_teacher":
+            form = CoTeacherForm(request.POST)
+            user = None
+            if form.is_valid():
+                user = get_user_model().objects.filter(username=form.cleaned_data["username"].strip()).first()
+            if user is None:
+                raise ClassError("unknown_user", _("No teacher has that username."))
+            services.class_member_add(school_class=school_class, user=user, role="teacher", by=request.user)
+            messages.success(
+                request, _("%(name)s now co-teaches this class.") % {"name": selectors.student_name(user)}
+            )
+        else:
+            raise ClassError("invalid", _("Unknown change."))
+    except ClassError as error:
+        messages.error(request, str(error))
+    return redirect("lms:class", pk=school_class.pk)
+
+
+@login_required
+@require_POST
+def member_remove(request: HttpRequest, pk: int, user_id: int) -> HttpResponse:
+    school_class = _taught_class(request, pk)
+    user = get_user_model().objects.filter(pk=user_id).first()
+    try:
+        if user is None:
+            raise ClassError("not_member", _("That person is not in this class."))
+        services.class_member_remove(school_class=school_class, user=user, by=request.user)
+    except ClassError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(
+            request,
+            _("%(name)s was taken out of the class; their grades are kept.")
+            % {"name": selectors.student_name(user)},
+        )
+    return redirect("lms:class", pk=school_class.pk)
+
+
+def _gradebook_filename(school_class: SchoolClass, ext: str) -> str:
+    return f"{slugify(school_class.name) or 'class'}-gradebook-{timezone.localdate():%Y-%m-%d}.{ext}"
+
+
+@login_required
+@require_GET
+def gradebook_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    school_class = _taught_class(request, pk)
+    header, rows = selectors.gradebook_table(selectors.gradebook(school_class))
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow(["" if value is None else _csv_safe(value) for value in row])
+    # A BOM so that Excel reads the Polish letters as UTF-8.
+    response = HttpResponse("\ufeff" + buffer.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{_gradebook_filename(school_class, "csv")}"'
+    return response
+
+
+def _csv_safe(value: Any) -> Any:
+    """Names opened in a spreadsheet are never formulas (CSV injection)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+@login_required
+@require_GET
+def gradebook_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
+    from openpyxl import Workbook
+
+    school_class = _taught_class(request, pk)
+    header, rows = selectors.gradebook_table(selectors.gradebook(school_class))
+    workbook = Workbook()
+    sheet = workbook.active
+    sheet.title = _("Gradebook")[:31]
+    sheet.append(header)
+    for row in rows:
+        sheet.append([_csv_safe(value) for value in row])
+    sheet.freeze_panes = "C2"
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    response = HttpResponse(
+        buffer.getvalue(), content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{_gradebook_filename(school_class, "xlsx")}"'
+    return response
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def assignment_new(request: HttpRequest, pk: int) -> HttpResponse:
+    school_class = _taught_class(request, pk)
+    form = AssignmentForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        try:
+            assignment = services.assignment_create(
+                school_class=school_class,
+                by=request.user,
+                publish=form.cleaned_data.get("publish", False),
+                **form.service_fields(),
+            )
+        except ClassError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(
+                request,
+                _("The homework is published.")
+                if assignment.published
+                else _("The homework is saved as a draft."),
+            )
+            return redirect("lms:assignment", pk=school_class.pk, assignment_pk=assignment.pk)
+    return render(
+        request,
+        "lms/assignment_form.html",
+        {"form": form, "school_class": school_class, "assignment": None},
+        status=400 if form.errors else 200,
+    )
+
+
+def _taught_assignment(request: HttpRequest, pk: int, assignment_pk: int) -> tuple[SchoolClass, Assignment]:
+    school_class = _taught_class(request, pk)
+    assignment = selectors.assignment_for_teacher(request.user, school_class, assignment_pk)
+    if assignment is None:
+        raise Http404
+    return school_class, assignment
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def assignment_edit(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
+    school_class, assignment = _taught_assignment(request, pk, assignment_pk)
+    form = AssignmentForm(
+        request.POST or None,
+        user=request.user,
+        editing=assignment,
+        initial=AssignmentForm.initial_for(assignment),
+    )
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.assignment_update(assignment=assignment, by=request.user, **form.service_fields())
+        except ClassError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, _("The homework was saved."))
+            return redirect("lms:assignment", pk=school_class.pk, assignment_pk=assignment.pk)
+    return render(
+        request,
+        "lms/assignment_form.html",
+        {"form": form, "school_class": school_class, "assignment": assignment},
+        status=400 if form.errors else 200,
+    )
+
+
+@login_required
+@require_POST
+def assignment_publish(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
+    school_class, assignment = _taught_assignment(request, pk, assignment_pk)
+    publish = request.POST.get("published") != "0"
+    try:
+        services.assignment_publish(assignment=assignment, by=request.user, published=publish)
+    except ClassError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(
+            request,
+            _("The homework is published.") if publish else _("The homework is hidden from the class."),
+        )
+    return redirect("lms:assignment", pk=school_class.pk, assignment_pk=assignment.pk)
+
+
+@login_required
+@require_GET
+def assignment_detail(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
+    """One homework: every student's attempts, scores and the grade that counts."""
+    school_class, assignment = _taught_assignment(request, pk, assignment_pk)
+    services.assignments_due_sweep(assignments=Assignment.objects.filter(pk=assignment.pk))
+    book = selectors.gradebook(school_class)
+    submissions: dict[int, list[Submission]] = {}
+    for submission in assignment.submissions.order_by("student_id", "number"):
+        submissions.setdefault(submission.student_id, []).append(submission)
+    rows = [
+        (student, book.cell(student, assignment), submissions.get(student.pk, []))
+        for student in book.students
+    ]
+    column = next(c for c in book.columns if c.assignment.pk == assignment.pk)
+    return render(
+        request,
+        "lms/assignment_detail.html",
+        {"school_class": school_class, "assignment": assignment, "rows": rows, "column": column},
+    )
+
+
+# --- student ------------------------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def join(request: HttpRequest, code: str = "") -> HttpResponse:
+    """Join a class with its code: typed, or from the QR code's link."""
+    form = JoinForm(request.POST or None, initial={"code": code})
+    if request.method == "POST" and form.is_valid():
+        try:
+            member = services.class_join(code=form.cleaned_data["code"], student=request.user)
+        except ClassError as error:
+            form.add_error("code", str(error))
+        else:
+            messages.success(
+                request, _("You are in the class %(name)s.") % {"name": member.school_class.name}
+            )
+            return redirect("lms:homework")
+    return render(request, "lms/join.html", {"form": form, "code": code}, status=400 if form.errors else 200)
+
+
+@login_required
+@require_GET
+def homework(request: HttpRequest) -> HttpResponse:
+    """My homework: open, due soon, upcoming, done, missed; my scores."""
+    services.assignments_due_sweep(
+        assignments=Assignment.objects.filter(
+            school_class__members__user=request.user, school_class__members__role="student"
+        )
+    )
+    items = selectors.homework_of(request.user)
+    groups = [
+        ("due_soon", _("Due soon"), [i for i in items if i.state == "due_soon"]),
+        ("open", _("Open"), [i for i in items if i.state == "open"]),
+        ("upcoming", _("Not open yet"), [i for i in items if i.state == "upcoming"]),
+        ("done", _("Done"), [i for i in items if i.state == "done"]),
+        ("missed", _("Missed"), [i for i in items if i.state == "missed"]),
+    ]
+    return render(
+        request,
+        "lms/homework.html",
+        {"groups": [g for g in groups if g[2]], "classes": selectors.classes_of_student(request.user)},
+    )
+
+
+def _attempt_url(submission: Submission) -> str | None:
+    if submission.session_id:
+        return reverse("games:session", args=[submission.session_id])
+    if submission.practice_run_id:
+        run = PracticeRun.objects.filter(pk=submission.practice_run_id).only("session_id").first()
+        return reverse("games:session", args=[run.session_id]) if run else None
+    attempt = getattr(submission, "quiz_attempt", None)
+    return quizzes.attempt_url(attempt) if attempt is not None else None
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def homework_detail(request: HttpRequest, assignment_pk: int) -> HttpResponse:
+    """One homework for its student: what to do, my attempts, start or resume."""
+    assignment = selectors.assignment_for_student(request.user, assignment_pk)
+    if assignment is None:
+        raise Http404
+    error = None
+    if request.method == "POST":
+        try:
+            submission = services.submission_start(
+                assignment=assignment, student=request.user, mode=request.POST.get("mode") or None
+            )
+        except ClassError as refusal:
+            if refusal.code == "not_found":
+                raise Http404 from None
+            error = str(refusal)
+        else:
+            url = _attempt_url(submission)
+            if url:
+                return redirect(url)
+            error = _("The attempt could not be opened; try again.")
+    else:
+        services.assignments_due_sweep(assignments=Assignment.objects.filter(pk=assignment.pk))
+    now = timezone.now()
+    submissions = list(selectors.submissions_of(request.user, assignment))
+    in_progress = next((s for s in submissions if s.status == Submission.Status.IN_PROGRESS), None)
+    used = len(submissions)
+    grade = assignment.grades.filter(student=request.user).first()
+    reason = None
+    if assignment.opens_at and now < assignment.opens_at:
+        reason = _("It opens on %(when)s.") % {"when": services._when(assignment.opens_at)}
+    elif assignment.due_at and now >= assignment.due_at:
+        reason = _("It was due on %(when)s.") % {"when": services._when(assignment.due_at)}
+    elif in_progress is None and assignment.max_attempts is not None and used >= assignment.max_attempts:
+        reason = _("You have used all your attempts.")
+    return render(
+        request,
+        "lms/homework_detail.html",
+        {
+            "assignment": assignment,
+            "submissions": [
+                (s, _attempt_url(s) if s.status == Submission.Status.IN_PROGRESS else None)
+                for s in submissions
+            ],
+            "in_progress": in_progress,
+            "grade": grade,
+            "used": used,
+            "reason": reason,
+            "error": error,
+            "modes": PracticeRun.Mode.choices,
+        },
+        status=400 if error else 200,
+    )
