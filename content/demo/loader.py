@@ -47,6 +47,8 @@ THEMES = {
 }
 COLLECTION = ("znajznak-1918-1989", "ZnajZnak 1918–1989 (demo)")
 DEMO_SET = ("znajznak-demo-57", "ZnajZnak: 57 symboli (demo)")
+#: The demo Activity decks, one file per language (Polish, English).
+ACTIVITY_DECKS = ("activity_cards.json", "activity_cards_en.json")
 USERS = [
     ("nauczyciel", Role.TEACHER, "Anna", "Nowak"),
     ("uczen1", Role.STUDENT, "Jan", "Kowalski"),
@@ -147,8 +149,12 @@ def demo_content(owner: User | None = None) -> dict[str, int]:
             for i, symbol in enumerate(symbols[:57], start=1)
         )
 
-    if not ActivityCard.objects.exists():
-        for row in _read("activity_cards.json"):
+    for name in ACTIVITY_DECKS:
+        rows = _read(name)
+        # Each language's demo deck once: a tree loaded before English cards came gets them now.
+        if ActivityCard.objects.filter(language=rows[0].get("language", "pl"), owner=owner).exists():
+            continue
+        for row in rows:
             card = ActivityCard.objects.create(
                 language=row.get("language", "pl"), status=Status.PUBLISHED, owner=owner
             )

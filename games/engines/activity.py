@@ -20,10 +20,15 @@ Setup::
      "timer": 60, "reduce_points_by": 0, "facilitator_sees_terms": true,
      "first_team": "t1", "team_count": 2}
 
+Without ``teams``, the ``players`` are split into ``team_count`` teams t1, t2, ... named by
+``team_names``; ``seating`` (``{"p1": "t2"}``) keeps the teams players chose in the lobby.
+
 Actions (``player`` is a player id, or ``"facilitator"``; ``None`` is the facilitator too,
 as the session layer sends it): ``draw``, ``choose_area {area}``, ``start_timer``,
 ``guessed {team}``, ``not_guessed``, ``time_up``, ``rule_broken``,
-``chain_result {winner_team}``, ``rhyme_result {guessed}``, ``choose_hardest {slot}``.
+``chain_result {winner_team}``, ``rhyme_result {guessed}``, ``choose_hardest {slot}``,
+``pause_timer``, ``resume_timer`` and ``undo`` (the facilitator only).  Every action may
+carry ``at``: the server's wall clock (seconds since 1970) when it was applied.
 
 Phases: ``ready`` (the representative draws; a finalist first chooses an area) ->
 ``memorise`` (about 10 s; only the representative sees the term) -> ``presenting`` (the
@@ -62,6 +67,19 @@ Readings where the rulebook is silent or speaks of a table, not a screen:
   team's guessers never do.  Three players, final task: the chooser sees the whole card,
   the left neighbour the chosen term, the third player nothing.  A term's text never
   appears in ``history`` or in any view once its task is over.
+* The hourglass on every screen: the engine keeps no clock of its own, but the session's
+  server stamps actions with ``at`` and the engine keeps them in ``hourglass``: when the
+  card was drawn (``memorise_from``: the representative's ~10 s start), when the hourglass
+  was turned or resumed (``started_at``) and the seconds ``left`` then.  Every screen counts
+  down from the same numbers.  ``pause_timer`` (not in the rulebook: the table lays the
+  hourglass on its side) keeps the seconds left; ``resume_timer`` turns it again.  An
+  outcome may be recorded while it is paused.  Without ``at`` (a hand-written log) the
+  hourglass has no clock and the views show none.
+* ``undo`` (the referee's memory, not in the rulebook): the facilitator takes back the last
+  outcome recorded by mistake.  The pieces, the turn, the representative and the card in
+  play are as before it, and the hourglass stands paused with the seconds it had left when
+  the outcome came.  Only the last outcome, only until the next action (a drawn card has
+  been seen), and never the outcome that ended the game.
 * The representative keeps seeing the term after the ~10 s of memorising (it is in their
   head; the card only goes face down).
 * Open game: a term worth 6 (teams variant) may be guessed by any team; ``guessed`` names
@@ -204,6 +222,9 @@ ACTION_TYPES = (
     "draw",
     "choose_area",
     "start_timer",
+    "pause_timer",
+    "resume_timer",
+    "undo",
     "guessed",
     "not_guessed",
     "time_up",
@@ -215,10 +236,12 @@ ACTION_TYPES = (
 OUTCOME_TYPES = frozenset(
     {"guessed", "not_guessed", "time_up", "rule_broken", "chain_result", "rhyme_result"}
 )
+#: What only the facilitator (the session's timer, the referee's memory) does.
+FACILITATOR_ONLY = frozenset({"time_up", "pause_timer", "resume_timer", "undo"})
 
 _SETUP_FIELDS = frozenset(
     {"teams", "players", "cards", "timer", "reduce_points_by", "facilitator_sees_terms", "first_team",
-     "team_count"}
+     "team_count", "team_names", "seating"}
 )  # fmt: skip
 
 
@@ -305,6 +328,53 @@ class Event:
 
 
 @dataclass(frozen=True)
+class Hourglass:
+    """The hourglass on the wall clock, as the session's server read it (see the readings).
+
+    ``memorise_from``: when the card was drawn (the ~10 s of memorising start);
+    ``started_at``: when the running hourglass was last turned or resumed, ``None`` while
+    it is paused or no clock was given; ``left``: the seconds left at ``started_at`` (or
+    at the pause); ``paused``: the facilitator paused it.
+    """
+
+    memorise_from: float | None = None
+    started_at: float | None = None
+    left: float | None = None
+    paused: bool = False
+
+    def remaining(self, now: float) -> float | None:
+        """Seconds left at wall-clock ``now`` (never below 0); ``None`` without a clock.
+
+        >>> Hourglass(started_at=100.0, left=60.0).remaining(130.0)
+        30.0
+        >>> Hourglass(left=12.5, paused=True).remaining(999.0)
+        12.5
+        """
+        if self.left is None:
+            return None
+        if self.paused or self.started_at is None:
+            return max(self.left, 0.0)
+        return max(self.left - max(now - self.started_at, 0.0), 0.0)
+
+
+@dataclass(frozen=True)
+class UndoPoint:
+    """What the last outcome changed, so the facilitator can take it back (``undo``)."""
+
+    positions: tuple[int, ...]
+    rotation: tuple[int, ...]
+    turn: int
+    phase: str
+    final: str | None
+    final_area: str | None
+    task: Task
+    timer_started_at: int | None
+    history_length: int
+    discards_length: int
+    left: float | None
+
+
+@dataclass(frozen=True)
 class Outcome:
     winner: str | None
     winners: tuple[str, ...]
@@ -337,6 +407,8 @@ class State:
     version: int = 0
     history: tuple[Event, ...] = ()
     result: Outcome | None = None
+    hourglass: Hourglass = Hourglass()
+    undo_point: UndoPoint | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The state as JSON-ready data; :meth:`from_dict` reads it back."""
@@ -367,6 +439,8 @@ class State:
             "final_area": self.final_area,
             "task": None if self.task is None else _task_dict(self.task),
             "timer_started_at": self.timer_started_at,
+            "hourglass": _hourglass_dict(self.hourglass),
+            "undo_point": None if self.undo_point is None else _undo_dict(self.undo_point),
             "version": self.version,
             "history": [_event_dict(event) for event in self.history],
             "terminal": self.result is not None,
@@ -397,6 +471,41 @@ def _task_dict(task: Task) -> dict[str, Any]:
         "presenter": task.presenter,
         "skipped": list(task.skipped),
     }
+
+
+def _hourglass_dict(hourglass: Hourglass) -> dict[str, Any]:
+    return {
+        "memorise_from": hourglass.memorise_from,
+        "started_at": hourglass.started_at,
+        "left": hourglass.left,
+        "paused": hourglass.paused,
+    }
+
+
+def _undo_dict(point: UndoPoint) -> dict[str, Any]:
+    return {
+        "positions": list(point.positions),
+        "rotation": list(point.rotation),
+        "turn": point.turn,
+        "phase": point.phase,
+        "final": point.final,
+        "final_area": point.final_area,
+        "task": _task_dict(point.task),
+        "timer_started_at": point.timer_started_at,
+        "history_length": point.history_length,
+        "discards_length": point.discards_length,
+        "left": point.left,
+    }
+
+
+def _task_from_data(data: Mapping[str, Any]) -> Task:
+    return Task(
+        card=data["card"],
+        slot=data["slot"],
+        stage=data["stage"],
+        presenter=data["presenter"],
+        skipped=tuple(data["skipped"]),
+    )
 
 
 def _event_dict(event: Event) -> dict[str, Any]:
@@ -451,16 +560,11 @@ def _state_from_data(data: Mapping[str, Any]) -> State:
         phase=str(data["phase"]),
         final=data["final"],
         final_area=data["final_area"],
-        task=None
-        if task_data is None
-        else Task(
-            card=task_data["card"],
-            slot=task_data["slot"],
-            stage=task_data["stage"],
-            presenter=task_data["presenter"],
-            skipped=tuple(task_data["skipped"]),
-        ),
+        task=None if task_data is None else _task_from_data(task_data),
         timer_started_at=data["timer_started_at"],
+        # States stored before the hourglass kept the wall clock have neither field.
+        hourglass=Hourglass(**(data.get("hourglass") or {})),
+        undo_point=None if not data.get("undo_point") else _undo_from_data(data["undo_point"]),
         version=int(data["version"]),
         history=tuple(
             Event(
@@ -486,6 +590,22 @@ def _state_from_data(data: Mapping[str, Any]) -> State:
             winners=tuple(outcome_data["winners"]),
             reason=outcome_data["reason"],
         ),
+    )
+
+
+def _undo_from_data(data: Mapping[str, Any]) -> UndoPoint:
+    return UndoPoint(
+        positions=tuple(int(p) for p in data["positions"]),
+        rotation=tuple(int(r) for r in data["rotation"]),
+        turn=int(data["turn"]),
+        phase=str(data["phase"]),
+        final=data["final"],
+        final_area=data["final_area"],
+        task=_task_from_data(data["task"]),
+        timer_started_at=data["timer_started_at"],
+        history_length=int(data["history_length"]),
+        discards_length=int(data["discards_length"]),
+        left=data["left"],
     )
 
 
@@ -624,13 +744,32 @@ def _parse_teams(raw: Any, roster: Sequence[Player]) -> tuple[Team, ...]:
     return tuple(teams)
 
 
-def _split_into_teams(roster: Sequence[Player], variant: str, team_count: Any, seed: int) -> tuple[Team, ...]:
+def _split_into_teams(
+    roster: Sequence[Player],
+    variant: str,
+    team_count: Any,
+    seed: int,
+    team_names: Any = None,
+    seating: Any = None,
+) -> tuple[Team, ...]:
     """No ``teams`` in the setup: three players play alone; otherwise the players are split
-    into teams "of as equal a size as possible", shuffled with ``rng_for(seed, "teams")``."""
+    into teams "of as equal a size as possible", shuffled with ``rng_for(seed, "teams")``.
+
+    ``team_names`` names the teams t1, t2, ... in order; ``seating`` (``{player id: team
+    id}``) puts players in the team they chose in the lobby (or the facilitator chose for
+    them) first; the others then join the smallest team, in the seed's order.
+
+    >>> roster = [Player(f"p{k}", f"P{k}") for k in range(1, 6)]
+    >>> teams = _split_into_teams(roster, "teams", 2, 1, ["Sovy", "Lišky"], {"p1": "t2", "p2": "t2"})
+    >>> [t.name for t in teams], [len(t.players) for t in teams], "p1" in [p.id for p in teams[1].players]
+    (['Sovy', 'Lišky'], [3, 2], True)
+    """
     if not roster:
         raise InvalidSetup("Give 'teams' (or 'players', to be split into teams by the seed).")
     if variant == "three_players":
         return tuple(Team(id=p.id, name=p.name, players=(p,)) for p in roster)
+    if team_count is None:
+        team_count = len(team_names) if isinstance(team_names, list) and team_names else None
     if team_count is None:
         team_count = max(TEAMS_RANGE[0], min(TEAMS_RANGE[1], len(roster) // MIN_TEAM_SIZE))
     if isinstance(team_count, bool) or not isinstance(team_count, int) or not 2 <= team_count <= 4:
@@ -640,12 +779,39 @@ def _split_into_teams(roster: Sequence[Player], variant: str, team_count: Any, s
             f"{team_count} teams of at least two players need {MIN_TEAM_SIZE * team_count} players; "
             f"there are {len(roster)}."
         )
-    order = list(roster)
-    rng_for(seed, "teams").shuffle(order)
-    return tuple(
-        Team(id=f"t{k + 1}", name=f"Team {k + 1}", players=tuple(order[k::team_count]))
-        for k in range(team_count)
-    )
+    names = [f"Team {k + 1}" for k in range(team_count)]
+    if team_names is not None:
+        if (
+            not isinstance(team_names, list)
+            or len(team_names) != team_count
+            or not all(isinstance(n, str) and n.strip() for n in team_names)
+        ):
+            raise InvalidSetup(f"'team_names' is a list of {team_count} non-empty names, one per team.")
+        if len({n.strip().casefold() for n in team_names}) != team_count:
+            raise InvalidSetup("Every team needs a name of its own; two teams have the same name.")
+        names = [n.strip() for n in team_names]
+    ids = [f"t{k + 1}" for k in range(team_count)]
+    members: list[list[Player]] = [[] for _ in ids]
+    seats = {} if seating is None else seating
+    if not isinstance(seats, Mapping):
+        raise InvalidSetup("'seating' maps player ids to team ids, e.g. {'p1': 't2'}.")
+    known = {p.id for p in roster}
+    for player_id, team_id in seats.items():
+        if player_id not in known:
+            raise InvalidSetup(f"'seating' names player {player_id!r}, who is not among the players.")
+        if team_id not in ids:
+            raise InvalidSetup(
+                f"'seating' puts {player_id!r} in team {team_id!r}; the teams are {', '.join(ids)}."
+            )
+    for player in roster:
+        if player.id in seats:
+            members[ids.index(seats[player.id])].append(player)
+    rest = [p for p in roster if p.id not in seats]
+    rng_for(seed, "teams").shuffle(rest)
+    for player in rest:
+        smallest = min(range(team_count), key=lambda k: (len(members[k]), k))
+        members[smallest].append(player)
+    return tuple(Team(id=ids[k], name=names[k], players=tuple(members[k])) for k in range(team_count))
 
 
 def _check_teams(teams: Sequence[Team], variant: str) -> None:
@@ -700,10 +866,13 @@ def new_game(setup: Mapping[str, Any], *, seed: int, variant: str) -> State:
     if len({p.id for p in roster}) != len(roster):
         raise InvalidSetup("Player ids must be different.")
     if setup.get("teams") is None:
-        teams = _split_into_teams(roster, variant, setup.get("team_count"), seed)
+        teams = _split_into_teams(
+            roster, variant, setup.get("team_count"), seed, setup.get("team_names"), setup.get("seating")
+        )
     else:
-        if setup.get("team_count") is not None:
-            raise InvalidSetup("'team_count' is read only when 'teams' is left out.")
+        for key in ("team_count", "team_names", "seating"):
+            if setup.get(key) is not None:
+                raise InvalidSetup(f"'{key}' is read only when 'teams' is left out.")
         teams = _parse_teams(setup["teams"], roster)
     _check_teams(teams, variant)
     seated = {p.id for t in teams for p in t.players}
@@ -910,7 +1079,7 @@ def _actor(state: State, player: str | None, action: Mapping[str, Any]) -> str:
 def _may_act(state: State, actor: str, kind: str) -> bool:
     if actor == FACILITATOR:
         return True
-    if kind == "time_up":
+    if kind in FACILITATOR_ONLY:
         return False
     if kind in ("draw", "choose_area"):
         return actor == _representative(state, state.turn)
@@ -923,6 +1092,10 @@ def _who_acts(state: State, kind: str) -> str:
     """For the refusal message: who makes ``kind`` now."""
     if kind == "time_up":
         return "Only the session's timer (the facilitator) says the time is up."
+    if kind in ("pause_timer", "resume_timer"):
+        return "Only the facilitator pauses and resumes the hourglass."
+    if kind == "undo":
+        return "Only the facilitator takes back the last outcome."
     if kind in ("draw", "choose_area"):
         who = _player_name(state, _representative(state, state.turn))
         team = state.teams[state.turn].name
@@ -968,10 +1141,11 @@ def _candidates(state: State) -> list[dict[str, Any]]:
     """Every action the rules allow now, whoever makes it."""
     if state.result is not None:
         return []
+    undo = [{"type": "undo"}] if state.undo_point is not None else []
     if state.phase == READY:
         if _ready_stage(state) == "choose_area":
-            return [{"type": "choose_area", "area": area} for area in AREAS]
-        return [{"type": "draw"}]
+            return [*({"type": "choose_area", "area": area} for area in AREAS), *undo]
+        return [{"type": "draw"}, *undo]
     if state.phase == MEMORISE:
         return [{"type": "start_timer"}]
     if state.phase == CHOOSING:
@@ -990,7 +1164,8 @@ def _candidates(state: State) -> list[dict[str, Any]]:
     else:
         outcomes = [{"type": "guessed", "team": ids[k]} for k in _guessers(state)]
         outcomes.append({"type": "not_guessed"})
-    return [*outcomes, {"type": "rule_broken"}, {"type": "time_up"}]
+    clock = {"type": "resume_timer" if state.hourglass.paused else "pause_timer"}
+    return [*outcomes, {"type": "rule_broken"}, {"type": "time_up"}, clock]
 
 
 def legal_actions(state: State, player: str | None) -> list[dict[str, Any]]:
@@ -1036,6 +1211,15 @@ def apply_action(state: State, player: str | None, action: Mapping[str, Any]) ->
         raise IllegalAction("The game is over.")
     allowed = [c for c in _candidates(state) if c["type"] == kind]
     if not allowed:
+        if kind == "undo":
+            raise IllegalAction(
+                "There is no outcome to take back: only the last outcome can be undone, and only "
+                "before the next card is drawn."
+            )
+        if kind in ("pause_timer", "resume_timer") and state.phase == PRESENTING:
+            raise IllegalAction(
+                "The hourglass is already paused." if kind == "pause_timer" else "The hourglass is running."
+            )
         raise IllegalAction(f"No {kind} now: {_expected(state)}.")
     if not _may_act(state, actor, kind):
         raise IllegalAction(_who_acts(state, kind))
@@ -1050,12 +1234,27 @@ def apply_action(state: State, player: str | None, action: Mapping[str, Any]) ->
         "not_guessed": _not_guessed,
         "time_up": _not_guessed,
         "rule_broken": _rule_broken,
+        "pause_timer": _pause_timer,
+        "resume_timer": _resume_timer,
+        "undo": _undo,
     }[kind]
-    return handler(replace(state, version=state.version + 1), kind, fields)
+    # Any action but an outcome ends the chance to take the last outcome back.
+    point = state.undo_point if kind == "undo" else None
+    after = handler(replace(state, version=state.version + 1, undo_point=point), kind, fields)
+    if kind in OUTCOME_TYPES:
+        after = replace(after, undo_point=_undo_point(state, fields["at"]))
+    return after
 
 
 def _parse_fields(state: State, kind: str, action: Mapping[str, Any]) -> dict[str, Any]:
-    """The action's own fields, checked for form (not for the rules)."""
+    """The action's own fields, checked for form (not for the rules); ``at`` for every action."""
+    at = action.get("at")
+    if at is not None and (isinstance(at, bool) or not isinstance(at, int | float) or not 0 <= at < 1e11):
+        raise InvalidAction("The 'at' field is the server's clock in seconds since 1970, or left out.")
+    return {**_parse_own_fields(state, kind, action), "at": None if at is None else float(at)}
+
+
+def _parse_own_fields(state: State, kind: str, action: Mapping[str, Any]) -> dict[str, Any]:
     if kind == "choose_area" or kind == "choose_hardest":
         key = "area" if kind == "choose_area" else "slot"
         value = action.get(key)
@@ -1138,7 +1337,15 @@ def _draw(state: State, kind: str, fields: Mapping[str, Any]) -> State:
         phase = CHAIN
     else:
         phase = MEMORISE
-    return replace(state, stack=tuple(stack), discards=(*state.discards, *skipped), task=task, phase=phase)
+    hourglass = Hourglass(memorise_from=fields["at"]) if phase == MEMORISE else Hourglass()
+    return replace(
+        state,
+        stack=tuple(stack),
+        discards=(*state.discards, *skipped),
+        task=task,
+        phase=phase,
+        hourglass=hourglass,
+    )
 
 
 def _choose_hardest(state: State, kind: str, fields: Mapping[str, Any]) -> State:
@@ -1152,12 +1359,76 @@ def _choose_hardest(state: State, kind: str, fields: Mapping[str, Any]) -> State
             f"Slot {slot} of this card holds a {card.term(slot).kind}; choose one of the terms "
             f"({', '.join(card.plain_slots())})."
         )
-    return replace(state, task=replace(state.task, slot=slot), phase=MEMORISE)
+    return replace(
+        state,
+        task=replace(state.task, slot=slot),
+        phase=MEMORISE,
+        hourglass=Hourglass(memorise_from=fields["at"]),
+    )
 
 
 def _start_timer(state: State, kind: str, fields: Mapping[str, Any]) -> State:
     """Rulebook: "Then the card goes face down and the hourglass is turned"; the session keeps the time."""
-    return replace(state, phase=PRESENTING, timer_started_at=state.version)
+    hourglass = Hourglass(started_at=fields["at"], left=float(state.timer))
+    return replace(state, phase=PRESENTING, timer_started_at=state.version, hourglass=hourglass)
+
+
+def _pause_timer(state: State, kind: str, fields: Mapping[str, Any]) -> State:
+    """The facilitator stops the hourglass (a question from the class, a fire drill); the
+    seconds left are kept.  Not in the rulebook: a table would lay the hourglass on its side."""
+    at, hourglass = fields["at"], state.hourglass
+    left = hourglass.left if at is None else hourglass.remaining(at)
+    return replace(state, hourglass=replace(hourglass, started_at=None, left=left, paused=True))
+
+
+def _resume_timer(state: State, kind: str, fields: Mapping[str, Any]) -> State:
+    """The paused hourglass runs on with the seconds it had left."""
+    return replace(state, hourglass=replace(state.hourglass, started_at=fields["at"], paused=False))
+
+
+def _undo_point(state: State, at: float | None) -> UndoPoint:
+    """The table before an outcome (``state``), kept until the next action."""
+    assert state.task is not None
+    left = None
+    if state.phase == PRESENTING:
+        left = state.hourglass.left if at is None else state.hourglass.remaining(at)
+    return UndoPoint(
+        positions=state.positions,
+        rotation=state.rotation,
+        turn=state.turn,
+        phase=state.phase,
+        final=state.final,
+        final_area=state.final_area,
+        task=state.task,
+        timer_started_at=state.timer_started_at,
+        history_length=len(state.history),
+        discards_length=len(state.discards),
+        left=left,
+    )
+
+
+def _undo(state: State, kind: str, fields: Mapping[str, Any]) -> State:
+    """The facilitator takes back the last outcome (a wrong button): the pieces go back, the
+    card is in play again and the hourglass stands paused with the seconds it had left.
+    Only the last outcome, and only before the next card is drawn."""
+    point = state.undo_point
+    assert point is not None
+    paused = point.phase == PRESENTING
+    return replace(
+        state,
+        positions=point.positions,
+        rotation=point.rotation,
+        turn=point.turn,
+        phase=point.phase,
+        final=point.final,
+        final_area=point.final_area,
+        task=point.task,
+        timer_started_at=point.timer_started_at,
+        history=state.history[: point.history_length],
+        discards=state.discards[: point.discards_length],
+        hourglass=Hourglass(left=point.left, paused=paused),
+        undo_point=None,
+    )
 
 
 # --- outcomes --------------------------------------------------------------------------------
@@ -1206,6 +1477,7 @@ def _resolve(state: State, action: str, result: str, winner: int | None, changes
         discards=(*state.discards, task.card),
         task=None,
         timer_started_at=None,
+        hourglass=Hourglass(),
     )
 
 
@@ -1486,6 +1758,8 @@ def player_view(state: State, player: str | None) -> dict[str, Any]:
         "memorise_seconds": MEMORISE_SECONDS,
         "chain_seconds": CHAIN_SECONDS,
         "timer_started_at": state.timer_started_at,
+        "hourglass": _hourglass_dict(state.hourglass),
+        "can_undo": state.undo_point is not None,
         "reduce_points_by": state.reduce_points_by,
         "cards_left": len(state.stack),
         "cards_used": len(state.discards),

@@ -1,8 +1,738 @@
-// Games without a play page of their own yet: the participant's view, as data.
+// Activity on the projector, the facilitator's screen and the players' phones: draws a
+// participant's view (games.engines.activity.player_view) on the shared session page.
+//
+// Screens (one module, chosen by who looks):
+// - projector: the facilitator's page with ?screen=projector — the snake board, whose turn,
+//   the form, the hourglass with a sound at the end, the last outcomes; no buttons but
+//   "Show the term" for a representative who has no phone.
+// - facilitator: the same, and the buttons of the table (draw, outcomes, undo, pause).
+// - representative's phone: the term and the form's rules, ~10 s to memorise, then the
+//   hourglass; the players' phones: the board, the form and the hourglass, never the term
+//   (the server never sends it to them).
+//
+// The hourglass is the server's: the view holds when it was turned and the seconds left
+// then (by the server's clock, read once from clock.json); every screen counts down from
+// them. Actions go to /games/activity/<id>/act, which stamps them with the server's clock.
+
+const live = JSON.parse(document.getElementById("activity-live").textContent);
+const gameRoot = document.getElementById("game");
+const errorBox = document.getElementById("game-error");
+const timerNews = document.getElementById("activity-timer-news");
+const projector = new URLSearchParams(window.location.search).get("screen") === "projector";
+const t = (text) => (window.gettext ? window.gettext(text) : text);
+
+const AREAS = "ABCDEF";
+const TARGET = 49;
+const PER_ROW = 10;
+const TEAM_COLOURS = ["#1d4ed8", "#a3122a", "#1b6e2a", "#6b21a8"];
+
+let offset = 0; // server clock minus this device's clock, in ms
+let shown = null; // the payload on screen
+let revealed = null; // the task the facilitator chose to show the term of
+let tick = null;
+let memoriseTimer = null;
+let lastNews = "";
+let beeped = null;
+let audio = null;
+
+function el(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === false || value === null || value === undefined) continue;
+    if (name === "className") element.className = value;
+    else if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
+    else element.setAttribute(name, value === true ? "" : value);
+  }
+  element.append(...children.filter((child) => child !== null && child !== undefined && child !== false));
+  return element;
+}
+
+function svg(tag, attributes = {}, ...children) {
+  const element = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+  element.append(...children);
+  return element;
+}
+
+function format(text, values) {
+  return text.replace(/%\((\w+)\)s/g, (_, key) => String(values[key] ?? ""));
+}
+
+// --- the server's clock and acting ------------------------------------------------------------------
+
+async function syncClock() {
+  try {
+    const before = Date.now();
+    const response = await fetch(live.clock, { cache: "no-store", credentials: "same-origin" });
+    const body = await response.json();
+    const after = Date.now();
+    offset = body.now * 1000 - (before + after) / 2;
+  } catch {
+    offset = 0;
+  }
+}
+
+const serverNow = () => (Date.now() + offset) / 1000;
+
+function showError(text) {
+  if (!errorBox) return;
+  errorBox.textContent = text || "";
+  errorBox.hidden = !text;
+}
+
+async function post(url, body, ctx) {
+  showError("");
+  unlockAudio();
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": gameRoot.dataset.csrf },
+      body: JSON.stringify(body),
+    });
+    const answer = await response.json();
+    if (!response.ok) {
+      showError(answer.reason || t("The action was refused."));
+      return null;
+    }
+    if (answer.view && ctx && shown && answer.version >= shown.version) {
+      // The page's own socket brings the same version too; draw it now rather than wait.
+      const board = document.getElementById("board");
+      const news = render(board, answer, ctx);
+      if (news) announce(news);
+    }
+    return answer;
+  } catch {
+    showError(t("No connection: the action was not sent. Try again."));
+    return null;
+  }
+}
+
+function act(action, ctx) {
+  return post(live.act, action, ctx);
+}
+
+function announce(text) {
+  const box = document.getElementById("announce");
+  if (box && text && box.textContent !== text) box.textContent = text;
+}
+
+function timerAnnounce(text) {
+  if (timerNews && text && timerNews.textContent !== text) timerNews.textContent = text;
+}
+
+// --- sound: the hourglass has run out (WebAudio, no file needed) -------------------------------------
+
+function unlockAudio() {
+  const Context = window.AudioContext || window.webkitAudioContext;
+  if (!Context) return;
+  if (!audio) audio = new Context();
+  if (audio.state === "suspended") audio.resume().catch(() => {});
+}
+
+function beep() {
+  if (!audio || audio.state !== "running") return;
+  const start = audio.currentTime;
+  [0, 0.35, 0.7].forEach((delay, index) => {
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.type = "square";
+    tone.frequency.value = index === 2 ? 660 : 880;
+    gain.gain.setValueAtTime(0.0001, start + delay);
+    gain.gain.exponentialRampToValueAtTime(0.3, start + delay + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, start + delay + 0.3);
+    tone.connect(gain).connect(audio.destination);
+    tone.start(start + delay);
+    tone.stop(start + delay + 0.32);
+  });
+}
+
+document.addEventListener("pointerdown", unlockAudio, { once: true });
+document.addEventListener("keydown", unlockAudio, { once: true });
+
+// --- names ----------------------------------------------------------------------------------------
+
+function team(view, id) {
+  return view.teams.find((entry) => entry.id === id);
+}
+
+function teamName(view, id) {
+  const found = team(view, id);
+  return found ? found.name : id;
+}
+
+function playerName(view, id) {
+  for (const entry of view.teams) {
+    const player = entry.players.find((p) => p.id === id);
+    if (player) return player.name;
+  }
+  return id;
+}
+
+function formLabel(form) {
+  switch (form) {
+    case "draw": return t("Draw");
+    case "describe": return t("Describe");
+    case "mime": return t("Mime");
+    case "chain": return t("Chain");
+    case "rhyme": return t("Rhyme");
+    default: return form || "";
+  }
+}
+
+function formRules(form) {
+  switch (form) {
+    case "draw": return t("Draw the term. No speaking, and no instructions to teammates by gesture. The drawing may contain no digits and no letters.");
+    case "describe": return t("Describe the term in words. The word itself, any part of it, and any word derived from it may not be used.");
+    case "mime": return t("Show the term in pantomime. No speaking, no sounds of any kind, no using objects or pointing at them. Pointing at parts of your own body is allowed.");
+    case "chain": return t("Read the word aloud and at once form a new word that begins with its end (the last one or two syllables). Each team's representative in turn does the same within about 5 seconds; the team with the last valid word moves 4 fields.");
+    case "rhyme": return t("Read the term silently and make up the first line of a verse ending in a word that rhymes with it; your teammate completes the verse with a line ending in the term. Guessed in time: 5 fields.");
+    default: return "";
+  }
+}
+
+function fieldLabel(position) {
+  if (position <= 0) return t("start");
+  if (position >= TARGET) return t("target area");
+  return `${AREAS[Math.floor((position - 1) / 8)]}${((position - 1) % 8) + 1}`;
+}
+
+// --- the board: a snake of fields, drawn as SVG ----------------------------------------------------
+
+function fieldBox(position) {
+  const row = Math.floor(position / PER_ROW);
+  const column = position % PER_ROW;
+  const x = row % 2 === 0 ? column : PER_ROW - 1 - column;
+  return { x: x * 60 + 4, y: row * 60 + 4 };
+}
+
+function boardSvg(view) {
+  const rows = Math.ceil((TARGET + 1) / PER_ROW);
+  const width = PER_ROW * 60 + 8;
+  const height = rows * 60 + 8;
+  const positions = view.teams.map((entry) => `${entry.name}: ${fieldLabel(entry.position)}`).join(", ");
+  const picture = svg("svg", {
+    viewBox: `0 0 ${width} ${height}`,
+    role: "img",
+    "aria-label": format(t("The board. %(positions)s."), { positions }),
+    class: "activity-board-svg",
+  });
+  // The track first, so that the fields lie on it.
+  const path = [];
+  for (let position = 0; position <= TARGET; position += 1) {
+    const box = fieldBox(position);
+    path.push(`${position ? "L" : "M"}${box.x + 28} ${box.y + 28}`);
+  }
+  picture.append(svg("path", { d: path.join(" "), class: "track", fill: "none" }));
+  for (let position = 0; position <= TARGET; position += 1) {
+    const box = fieldBox(position);
+    let kind = "start";
+    let label = t("Start");
+    if (position >= TARGET) {
+      kind = "target";
+      label = t("Target");
+    } else if (position > 0) {
+      const area = AREAS[Math.floor((position - 1) / 8)];
+      kind = `area-${area}`;
+      label = `${area}${((position - 1) % 8) + 1}`;
+    }
+    const group = svg("g", { class: `field ${kind}` });
+    group.append(svg("rect", { x: box.x, y: box.y, width: 56, height: 56, rx: 8 }));
+    const text = svg("text", { x: box.x + 28, y: box.y + 18, "text-anchor": "middle" });
+    text.textContent = label;
+    group.append(text);
+    picture.append(group);
+  }
+  // The pieces: a coloured disc with the team's number, side by side on a shared field.
+  const byField = {};
+  view.teams.forEach((entry, index) => {
+    (byField[entry.position] = byField[entry.position] || []).push(index);
+  });
+  for (const [position, indexes] of Object.entries(byField)) {
+    const box = fieldBox(Number(position));
+    indexes.forEach((index, k) => {
+      const cx = box.x + 14 + (k % 2) * 28;
+      const cy = box.y + 34 + Math.floor(k / 2) * 12 - (indexes.length > 2 ? 6 : 0);
+      const isTurn = view.teams[index].id === view.turn;
+      const piece = svg("g", { class: `piece${isTurn ? " turn" : ""}` });
+      piece.append(svg("circle", { cx, cy, r: indexes.length > 2 ? 9 : 12, fill: TEAM_COLOURS[index % 4] }));
+      const number = svg("text", { x: cx, y: cy + 5, "text-anchor": "middle", class: "piece-number" });
+      number.textContent = String(index + 1);
+      piece.append(number);
+      picture.append(piece);
+    });
+  }
+  return picture;
+}
+
+function standings(view) {
+  return el(
+    "ol", { className: "activity-teams-list", "aria-label": t("Teams and their fields") },
+    ...view.teams.map((entry, index) => el(
+      "li", { className: entry.id === view.turn ? "turn" : "" },
+      el("span", { className: "swatch", style: `background:${TEAM_COLOURS[index % 4]}`, "aria-hidden": "true" }, String(index + 1)),
+      el("strong", {}, entry.name),
+      ` · ${fieldLabel(entry.position)}`,
+      entry.area ? ` (${formLabel(view.board.forms[entry.area])})` : "",
+      entry.finalist ? el("span", { className: "badge" }, t("final task")) : null,
+      view.variant === "teams" ? el("span", { className: "muted" }, ` · ${t("representative")}: ${playerName(view, entry.representative)}`) : null,
+    )),
+  );
+}
+
+// --- the hourglass ------------------------------------------------------------------------------------
+
+function remaining(view) {
+  const glass = view.hourglass;
+  if (!glass || glass.left === null || glass.left === undefined) return null;
+  if (glass.paused || glass.started_at === null) return Math.max(glass.left, 0);
+  return Math.max(glass.left - Math.max(serverNow() - glass.started_at, 0), 0);
+}
+
+function clockText(seconds) {
+  const whole = Math.max(0, Math.ceil(seconds));
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+}
+
+function hourglassBox(view) {
+  if (view.phase === "memorise") {
+    const from = view.hourglass && view.hourglass.memorise_from;
+    return el("div", { className: "hourglass memorise", id: "activity-hourglass" },
+      el("span", { className: "hourglass-label" }, t("Memorising")),
+      el("span", { className: "hourglass-clock", id: "activity-clock" }, from ? clockText(view.memorise_seconds) : "…"),
+    );
+  }
+  if (view.phase !== "presenting") return null;
+  const left = remaining(view);
+  const paused = view.hourglass && view.hourglass.paused;
+  return el("div", { className: `hourglass${paused ? " paused" : ""}`, id: "activity-hourglass" },
+    el("span", { className: "hourglass-label" }, paused ? t("Hourglass paused") : t("Hourglass")),
+    el("span", { className: "hourglass-clock", id: "activity-clock", role: "timer", "aria-live": "off" },
+      left === null ? `${view.timer} s` : clockText(left)),
+    el("span", { className: "hourglass-bar", "aria-hidden": "true" },
+      el("span", { id: "activity-bar", style: `width:${left === null ? 100 : (100 * left) / view.timer}%` })),
+  );
+}
+
+function startTicking(view, ctx) {
+  clearInterval(tick);
+  clearTimeout(memoriseTimer);
+  const glass = view.hourglass || {};
+  const key = `${view.version}`;
+  if (view.phase === "memorise" && glass.memorise_from) {
+    const ends = glass.memorise_from + view.memorise_seconds;
+    const update = () => {
+      const clock = document.getElementById("activity-clock");
+      if (clock) clock.textContent = clockText(ends - serverNow());
+    };
+    update();
+    tick = setInterval(update, 250);
+    // The representative's phone turns the hourglass on time; the facilitator's screens a
+    // moment later, should that phone have gone quiet. The server turns it once.
+    const me = shown.you;
+    const presenter = view.task && view.task.presenter === me.player;
+    const backup = me.role === "facilitator" ? (projector ? 2500 : 1500) : null;
+    if (presenter || backup !== null) {
+      const wait = Math.max(0, (ends - serverNow()) * 1000) + (presenter ? 150 : backup);
+      memoriseTimer = setTimeout(() => {
+        if (shown && shown.version === view.version && shown.view.phase === "memorise") {
+          post(live.hourglass, { version: shown.version }, ctx);
+        }
+      }, wait);
+    }
+    return;
+  }
+  if (view.phase !== "presenting") return;
+  let announced10 = false;
+  let announcedHalf = false;
+  const update = () => {
+    const left = remaining(view);
+    const clock = document.getElementById("activity-clock");
+    const bar = document.getElementById("activity-bar");
+    if (left === null || !clock) return;
+    clock.textContent = clockText(left);
+    if (bar) bar.style.width = `${(100 * left) / view.timer}%`;
+    const box = document.getElementById("activity-hourglass");
+    if (box) box.classList.toggle("ending", left <= 10);
+    if (view.hourglass.paused) return;
+    if (!announcedHalf && view.timer >= 40 && left <= view.timer / 2 && left > 10) {
+      announcedHalf = true;
+      timerAnnounce(format(t("Half the time is gone: %(time)s left."), { time: clockText(left) }));
+    }
+    if (!announced10 && left <= 10 && left > 0) {
+      announced10 = true;
+      timerAnnounce(t("10 seconds left."));
+    }
+    if (left <= 0 && beeped !== key) {
+      beeped = key;
+      timerAnnounce(t("Time is up!"));
+      if (shown.you.role === "facilitator" || (view.task && view.task.presenter === shown.you.player)) beep();
+      clearInterval(tick);
+    }
+  };
+  update();
+  if (!view.hourglass.paused && view.hourglass.started_at !== null) tick = setInterval(update, 250);
+}
+
+// --- the task: what is played now --------------------------------------------------------------------
+
+function taskHeading(view) {
+  const task = view.task;
+  if (!task || !task.form) return null;
+  const parts = [el("span", { className: `form-badge form-${task.form}` }, formLabel(task.form))];
+  if (task.slot) parts.push(el("span", { className: "slot" }, format(t("area %(slot)s"), { slot: task.slot })));
+  if (task.kind === "term" && task.points) parts.push(el("span", {}, format(t("%(n)s points"), { n: task.fields })));
+  if (task.open) parts.push(el("span", { className: "badge open" }, t("open game: every team may guess")));
+  if (task.stage === "final_open") parts.push(el("span", { className: "badge" }, t("final task, part one")));
+  if (task.stage === "final_hardest") parts.push(el("span", { className: "badge" }, t("final task, part two")));
+  return el("p", { className: "activity-task" }, ...parts);
+}
+
+function termBox(view, { hideable }) {
+  const task = view.task;
+  if (!task || !task.text) return null;
+  const key = `${task.card}:${task.slot}`;
+  const term = el("p", { className: "term", id: "activity-term" }, task.text);
+  if (!hideable) {
+    return el("section", { className: "term-box", "aria-labelledby": "term-heading" },
+      el("h2", { id: "term-heading" }, task.kind === "chain"
+        ? t("The word of the chain")
+        : task.presenter === shown.you.player ? t("Your term") : t("The hardest term, as you chose it")),
+      term);
+  }
+  // The facilitator's screen may be on the projector: the term only on demand.
+  const open = revealed === key || task.kind === "chain";
+  term.hidden = !open;
+  return el("section", { className: "term-box hideable", "aria-labelledby": "term-heading" },
+    el("h2", { id: "term-heading" }, t("The term")),
+    task.kind === "chain" ? null : el("button", {
+      type: "button",
+      className: "secondary",
+      "aria-pressed": open ? "true" : "false",
+      "aria-controls": "activity-term",
+      "data-focus-key": "reveal",
+      onclick: (event) => {
+        revealed = revealed === key ? null : key;
+        const shownNow = revealed === key;
+        term.hidden = !shownNow;
+        event.currentTarget.setAttribute("aria-pressed", shownNow ? "true" : "false");
+        event.currentTarget.textContent = shownNow ? t("Hide the term") : t("Show the term");
+      },
+    }, open ? t("Hide the term") : t("Show the term")),
+    term);
+}
+
+function hardestChoice(view, ctx) {
+  const task = view.task;
+  const choices = view.legal_actions.filter((a) => a.type === "choose_hardest");
+  if (!task || view.phase !== "choosing") return null;
+  const finalist = teamName(view, task.team);
+  const intro = view.variant === "three_players"
+    ? format(t("%(who)s chooses the hardest term on the card; the left-hand neighbour presents it."), { who: playerName(view, task.choosers[0] || "") })
+    : format(t("The other teams choose the hardest term on the card; only %(team)s guesses it."), { team: finalist });
+  const parts = [el("p", { className: "status-line" }, intro)];
+  // The finalist team sees the projector: the card stays on the choosers' phones and your screen.
+  if (projector) return el("section", { className: "activity-choosing" }, ...parts);
+  if (choices.length && task.card_terms) {
+    parts.push(el("ul", { className: "activity-choices" }, ...task.card_terms.map((term) => {
+      const allowed = choices.some((a) => a.slot === term.slot);
+      return el("li", {}, el("button", {
+        type: "button",
+        className: "choice",
+        disabled: !allowed,
+        "data-focus-key": `hardest-${term.slot}`,
+        onclick: () => act({ type: "choose_hardest", slot: term.slot }, ctx),
+      }, `${term.slot} · ${formLabel(term.kind === "term" ? view.board.forms[term.slot] : term.kind)}: ${term.text}${term.points ? ` (${term.points})` : ""}`));
+    })));
+  } else if (choices.length) {
+    parts.push(el("div", { className: "row" }, ...choices.map((a) => el("button", {
+      type: "button", "data-focus-key": `hardest-${a.slot}`, onclick: () => act({ type: "choose_hardest", slot: a.slot }, ctx),
+    }, format(t("Term %(slot)s"), { slot: a.slot })))));
+  }
+  return el("section", { className: "activity-choosing" }, ...parts);
+}
+
+// --- buttons of whoever may act --------------------------------------------------------------------------
+
+function button(label, action, ctx, { className = "", confirmText = "" } = {}) {
+  return el("button", {
+    type: "button",
+    className,
+    "data-focus-key": `act-${action.type}-${action.team || action.winner_team || action.area || action.slot || ""}${action.guessed === undefined ? "" : action.guessed}`,
+    onclick: () => {
+      if (confirmText && !window.confirm(confirmText)) return;
+      act(action, ctx);
+    },
+  }, label);
+}
+
+function controls(view, ctx) {
+  if (projector) return null;
+  const actions = view.legal_actions || [];
+  if (!actions.length) return null;
+  const has = (type) => actions.filter((a) => a.type === type);
+  const rows = [];
+  const task = view.task;
+  const ending = task && task.stage === "final_hardest" ? t("This ends the game. Record it?") : "";
+  if (has("choose_area").length) {
+    rows.push(el("p", {}, t("Final task: choose one of the areas A–F, then draw a card.")));
+    rows.push(el("div", { className: "row" }, ...has("choose_area").map((a) => button(`${a.area} · ${formLabel(view.board.forms[a.area])}`, { type: "choose_area", area: a.area }, ctx))));
+  }
+  if (has("draw").length) {
+    rows.push(el("div", { className: "row" }, button(format(t("Draw a card for %(team)s"), { team: teamName(view, view.turn) }), { type: "draw" }, ctx, { className: "big" })));
+  }
+  if (has("start_timer").length) {
+    rows.push(el("div", { className: "row" }, button(t("Ready: turn the hourglass"), { type: "start_timer" }, ctx, { className: "big" })));
+  }
+  const guessed = has("guessed");
+  if (guessed.length) {
+    const single = guessed.length === 1;
+    rows.push(el("div", { className: "row outcomes" }, ...guessed.map((a) => button(
+      single ? t("Guessed in time") : format(t("Guessed first: %(team)s"), { team: teamName(view, a.team) }),
+      { type: "guessed", team: a.team }, ctx, { className: "good", confirmText: view.variant === "teams" ? ending : "" },
+    ))));
+  }
+  if (has("rhyme_result").length) {
+    rows.push(el("div", { className: "row outcomes" },
+      button(t("Rhyme guessed (+5)"), { type: "rhyme_result", guessed: true }, ctx, { className: "good" }),
+      button(t("Rhyme not guessed"), { type: "rhyme_result", guessed: false }, ctx, { className: "secondary" })));
+  }
+  if (has("chain_result").length) {
+    rows.push(el("p", {}, t("Who formed the last valid word of the chain? That team moves 4 fields.")));
+    rows.push(el("div", { className: "row outcomes" }, ...has("chain_result").map((a) => button(
+      a.winner_team ? teamName(view, a.winner_team) : t("Nobody: the chain did not start"),
+      { type: "chain_result", winner_team: a.winner_team }, ctx, { className: a.winner_team ? "good" : "secondary" },
+    ))));
+  }
+  const misses = [];
+  if (has("not_guessed").length) {
+    const out = remaining(view) === 0;
+    misses.push(button(out ? t("Time is up: not guessed") : t("Not guessed"), { type: out && has("time_up").length ? "time_up" : "not_guessed" }, ctx, { className: "secondary", confirmText: view.variant === "three_players" ? ending : "" }));
+  }
+  if (has("rule_broken").length) misses.push(button(t("Rule broken (back 3 fields)"), { type: "rule_broken" }, ctx, { className: "secondary", confirmText: view.variant === "three_players" ? ending : "" }));
+  if (misses.length) rows.push(el("div", { className: "row outcomes" }, ...misses));
+  const clock = [];
+  if (has("pause_timer").length) clock.push(button(t("Pause the hourglass"), { type: "pause_timer" }, ctx, { className: "secondary" }));
+  if (has("resume_timer").length) clock.push(button(t("Resume the hourglass"), { type: "resume_timer" }, ctx));
+  if (has("undo").length) {
+    const last = view.history[view.history.length - 1];
+    clock.push(button(last ? format(t("Undo the last outcome (%(what)s)"), { what: eventText(view, last) }) : t("Undo the last outcome"), { type: "undo" }, ctx, { className: "secondary" }));
+  }
+  if (clock.length) rows.push(el("div", { className: "row" }, ...clock));
+  if (!rows.length) return null;
+  return el("section", { className: "activity-controls", "aria-labelledby": "controls-heading" },
+    el("h2", { id: "controls-heading" }, shown.you.role === "facilitator" ? t("Record what happens") : t("Your move")), ...rows);
+}
+
+// --- what happened ------------------------------------------------------------------------------------
+
+function eventText(view, event) {
+  const who = teamName(view, event.team);
+  const form = formLabel(event.kind === "term" ? view.board.forms[event.slot] : event.kind);
+  let result;
+  if (event.result === "guessed") {
+    result = event.winner && event.winner !== event.team
+      ? format(t("guessed by %(team)s"), { team: teamName(view, event.winner) })
+      : t("guessed");
+  } else if (event.result === "rule_broken") result = t("rule broken");
+  else if (event.result === "chain") {
+    result = event.winner ? format(t("last word: %(team)s"), { team: teamName(view, event.winner) }) : t("no chain");
+  } else result = event.action === "time_up" ? t("time up") : t("not guessed");
+  const moves = event.moves.filter((m) => m.from !== m.to)
+    .map((m) => `${teamName(view, m.team)} ${fieldLabel(m.from)} → ${fieldLabel(m.to)}`).join(", ");
+  return `${who}, ${form}: ${result}${moves ? ` (${moves})` : ""}`;
+}
+
+function lastOutcomes(view) {
+  if (!view.history.length) return null;
+  const recent = view.history.slice(-5).reverse();
+  return el("section", { className: "activity-history", "aria-labelledby": "history-heading" },
+    el("h2", { id: "history-heading" }, t("Last outcomes")),
+    el("ol", {}, ...recent.map((event) => el("li", {}, eventText(view, event)))));
+}
+
+function outcomeBox(view) {
+  const result = view.outcome;
+  const names = result.winners.map((id) => teamName(view, id)).join(", ");
+  const reasons = {
+    final_task: t("The final task is complete."),
+    hardest_term_not_guessed: t("The hardest term was not guessed: the player who chose it wins."),
+    stack_exhausted: t("The cards ran out: the furthest ahead wins."),
+  };
+  return el("section", { className: "outcome", "aria-labelledby": "outcome-heading" },
+    el("h2", { id: "outcome-heading" }, format(result.winner ? t("%(who)s wins!") : t("Shared win: %(who)s"), { who: names })),
+    el("p", {}, reasons[result.reason] || ""));
+}
+
+function turnLine(view) {
+  const you = shown.you.player;
+  const task = view.task;
+  const turnTeam = teamName(view, view.turn);
+  const rep = playerName(view, view.representative);
+  if (view.phase === "ready") {
+    if (view.representative === you) return t("Your turn: draw a card.");
+    if (view.final === "hardest") return format(t("%(team)s goes on to part two of the final task."), { team: turnTeam });
+    return view.variant === "teams"
+      ? format(t("%(team)s's turn: %(who)s presents."), { team: turnTeam, who: rep })
+      : format(t("%(who)s's turn."), { who: rep });
+  }
+  if (!task) return "";
+  const presenter = playerName(view, task.presenter);
+  if (task.presenter === you) {
+    if (view.phase === "memorise") return t("Memorise the term. The hourglass turns in about 10 seconds.");
+    if (view.phase === "presenting") return t("Present the term now!");
+    if (view.phase === "chain") return t("Read the word aloud and start the chain.");
+  }
+  if (view.phase === "memorise") return format(t("%(who)s memorises the term."), { who: presenter });
+  if (view.phase === "presenting") {
+    if (task.guessers.includes(view.your_team) && view.your_team) return format(t("Guess! %(who)s presents."), { who: presenter });
+    return format(t("%(who)s presents (%(form)s)."), { who: presenter, form: formLabel(task.form).toLowerCase() });
+  }
+  if (view.phase === "chain") return t("The chain: each team's representative adds a word in turn, about 5 seconds each.");
+  return "";
+}
+
+// --- render ---------------------------------------------------------------------------------------------
+
 export function render(root, payload, ctx) {
-  const pre = document.createElement("pre");
-  pre.className = "view-data";
-  pre.textContent = JSON.stringify(payload.view, null, 2);
-  root.replaceChildren(pre);
-  return payload.view && payload.view.terminal ? ctx.t("The game is over.") : "";
+  if (shown && payload.version < shown.version) return "";
+  const view = payload.view;
+  shown = payload;
+  const you = payload.you;
+  const facilitating = you.role === "facilitator";
+  const presenting = view.task && view.task.presenter === you.player;
+  const parts = [];
+  root.classList.toggle("activity-projector", projector);
+
+  if (view.terminal) parts.push(outcomeBox(view));
+  const line = turnLine(view);
+  if (!view.terminal) parts.push(el("p", { className: "status-line activity-turn" }, line));
+  const top = el("div", { className: "activity-top" }, taskHeading(view), hourglassBox(view));
+  parts.push(top);
+  if (!view.terminal) {
+    if (presenting && !facilitating) {
+      parts.push(termBox(view, { hideable: false }));
+      if (view.task.form) {
+        parts.push(el("section", { className: "rules", "aria-labelledby": "rules-heading" },
+          el("h2", { id: "rules-heading" }, format(t("The rules: %(form)s"), { form: formLabel(view.task.form) })),
+          el("p", {}, formRules(view.task.form))));
+      }
+    } else if (facilitating) {
+      parts.push(termBox(view, { hideable: true }));
+    } else if (view.task && view.task.text) {
+      parts.push(termBox(view, { hideable: false })); // a chain's word, or the card handed over in part two
+    }
+    if (facilitating && view.task && view.task.form && !projector) {
+      parts.push(el("details", { className: "rules" }, el("summary", {}, format(t("The rules: %(form)s"), { form: formLabel(view.task.form) })), el("p", {}, formRules(view.task.form))));
+    }
+    parts.push(hardestChoice(view, ctx));
+    parts.push(controls(view, ctx));
+  }
+  parts.push(el("section", { className: "activity-board", "aria-labelledby": "board-heading" },
+    el("h2", { id: "board-heading" }, t("The board")),
+    boardSvg(view),
+    el("p", { className: "legend" }, ...AREAS.split("").map((area) => el("span", { className: `legend-item area-${area}` }, `${area}: ${formLabel(view.board.forms[area])}`)),
+      el("span", { className: "legend-item target" }, t("red: target area"))),
+    standings(view),
+    el("p", { className: "muted" }, format(t("Cards left: %(n)s"), { n: view.cards_left })),
+  ));
+  parts.push(lastOutcomes(view));
+  root.replaceChildren(...parts.filter(Boolean));
+  startTicking(view, ctx);
+
+  let news = line;
+  if (view.terminal) news = root.querySelector("#outcome-heading").textContent;
+  else if (view.phase === "presenting" && view.hourglass && !view.hourglass.paused) {
+    news = format(t("The hourglass runs: %(n)s seconds."), { n: Math.ceil(remaining(view) ?? view.timer) });
+  } else if (view.phase === "presenting" && view.hourglass && view.hourglass.paused) news = t("The hourglass is paused.");
+  if (news === lastNews) return "";
+  lastNews = news;
+  return news;
+}
+
+// --- the lobby: choosing teams (the page draws no view before the game starts) --------------------------
+
+async function lobbyRefresh() {
+  const box = document.getElementById("activity-teams");
+  if (!box || gameRoot.dataset.status !== "lobby") return false;
+  try {
+    const response = await fetch(live.lobby, { cache: "no-store", credentials: "same-origin" });
+    if (!response.ok) return true;
+    drawLobby(box, await response.json());
+  } catch {
+    // Offline for a moment: the next round tries again.
+  }
+  return true;
+}
+
+function drawLobby(box, lobby) {
+  if (lobby.status !== "lobby") return;
+  const focusKey = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.focusKey : null;
+  const seat = async (player, teamId) => {
+    showError("");
+    const response = await fetch(live.seat, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": gameRoot.dataset.csrf },
+      body: JSON.stringify({ player, team: teamId }),
+    });
+    const body = await response.json();
+    if (response.ok) drawLobby(box, body);
+    else showError(body.reason || t("The action was refused."));
+  };
+  const parts = [];
+  if (lobby.hint) parts.push(el("p", { className: "status-line" }, lobby.hint));
+  if (lobby.variant === "teams") {
+    const columns = lobby.teams.map((entry) => {
+      const mine = lobby.your_team === entry.id;
+      const members = el("ul", {}, ...entry.players.map((p) => el("li", {}, p.nickname,
+        lobby.facilitating ? mover(lobby, p, seat) : null)));
+      return el("section", { className: `lobby-team${mine ? " mine" : ""}`, "aria-label": entry.name },
+        el("h3", {}, `${entry.name} (${entry.players.length})`),
+        members,
+        lobby.you && !lobby.facilitating ? el("button", {
+          type: "button",
+          className: mine ? "secondary" : "",
+          "data-focus-key": `join-${entry.id}`,
+          "aria-pressed": mine ? "true" : "false",
+          onclick: () => seat(lobby.you, mine ? null : entry.id),
+        }, mine ? t("Leave this team") : format(t("Join %(team)s"), { team: entry.name })) : null);
+    });
+    parts.push(el("div", { className: "lobby-teams" }, ...columns));
+    if (lobby.unseated.length) {
+      parts.push(el("section", { className: "lobby-team unseated", "aria-label": t("Not in a team yet") },
+        el("h3", {}, `${t("Not in a team yet")} (${lobby.unseated.length})`),
+        el("ul", {}, ...lobby.unseated.map((p) => el("li", {}, p.nickname, lobby.facilitating ? mover(lobby, p, seat) : null)))));
+    }
+  } else {
+    parts.push(el("ul", {}, ...lobby.unseated.map((p) => el("li", {}, p.nickname))));
+  }
+  box.replaceChildren(...parts);
+  if (focusKey) {
+    const again = box.querySelector(`[data-focus-key="${CSS.escape(focusKey)}"]`);
+    if (again) again.focus();
+  }
+}
+
+function mover(lobby, player, seat) {
+  const id = `seat-${player.player}`;
+  const select = el("select", { id, "data-focus-key": id, onchange: (event) => seat(player.player, event.target.value || null) },
+    el("option", { value: "" }, t("no team yet")),
+    ...lobby.teams.map((entry) => el("option", { value: entry.id }, entry.name)));
+  const current = lobby.teams.find((entry) => entry.players.some((p) => p.player === player.player));
+  select.value = current ? current.id : "";
+  return el("span", { className: "mover" }, " ",
+    el("label", { for: id, className: "activity-visually-hidden" }, format(t("Team of %(who)s"), { who: player.nickname })),
+    select);
+}
+
+// The projector shows the game, not the facilitator's links and buttons.
+if (projector) document.querySelectorAll(".activity-screens, .activity-lobby form").forEach((e) => e.remove());
+
+await syncClock();
+if (gameRoot.dataset.status === "lobby") {
+  const lobbyTimer = setInterval(async () => {
+    if (!(await lobbyRefresh())) clearInterval(lobbyTimer);
+  }, 2500);
+  lobbyRefresh();
 }

@@ -459,6 +459,7 @@ def test_outcomes_are_recorded_by_the_facilitator_or_the_representative_who_know
         "not_guessed",
         "rule_broken",
         "time_up",
+        "pause_timer",
     }
 
 

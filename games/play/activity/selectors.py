@@ -1,0 +1,62 @@
+"""Reads for Activity in class: the teams of the lobby as each participant may see them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from games.models import GameSession, Participant
+
+
+def activity_lobby(*, session: GameSession, participant: Participant) -> dict[str, Any]:
+    """The lobby's teams: who chose (or was put in) which team, and who has not chosen yet.
+
+    Only nicknames and team names: nothing of the cards. Players who have not chosen are
+    seated by the start (the smallest team first).
+    """
+    setup = session.setup or {}
+    names = list(setup.get("team_names") or [])
+    seating = dict(setup.get("seating") or {})
+    players = list(
+        session.participants.filter(role=Participant.Role.PLAYER)
+        .exclude(player_id="")
+        .order_by("joined_at", "id")
+    )
+    teams = [{"id": f"t{k + 1}", "name": name, "players": []} for k, name in enumerate(names)]
+    by_id = {team["id"]: team for team in teams}
+    unseated = []
+    for player in players:
+        entry = {"player": player.player_id, "nickname": player.nickname}
+        team = by_id.get(seating.get(player.player_id, ""))
+        (team["players"] if team is not None else unseated).append(entry)
+    facilitating = participant.role == Participant.Role.FACILITATOR
+    return {
+        "status": session.status,
+        "variant": session.variant,
+        "teams": teams,
+        "unseated": unseated,
+        "players": len(players),
+        "you": participant.engine_player,
+        "your_team": seating.get(participant.engine_player or ""),
+        "facilitating": facilitating,
+        "hint": _lobby_hint(session.variant, len(players), len(teams)),
+    }
+
+
+def _lobby_hint(variant: str, players: int, teams: int) -> str:
+    """What the start needs, said before the teacher presses Start."""
+    if variant == "three_players":
+        if players != 3:
+            return _("The game for 3 players needs exactly three players; %(n)d have joined.") % {
+                "n": players
+            }
+        return ""
+    need = 2 * teams
+    if players < need:
+        return _("%(teams)d teams of at least two players need %(need)d players; %(n)d have joined.") % {
+            "teams": teams,
+            "need": need,
+            "n": players,
+        }
+    return ""
