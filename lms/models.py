@@ -136,6 +136,7 @@ class Assignment(models.Model):
     class Kind(models.TextChoices):
         QUIZ = "quiz", _("Quiz")
         GAME = "game", _("Game")
+        REVIEW = "review", _("Review: each student's own due and weakest items")
 
     class Game(models.TextChoices):
         ZNAJZNAK_PRACTICE = "znajznak_practice", _("ZnajZnak practice duel")

@@ -231,6 +231,10 @@ class AssignmentForm(forms.Form):
             fields["quiz"] = data.get("quiz")
             fields["game"] = ""
             fields["game_options"] = {}
+        elif data.get("kind") == Assignment.Kind.REVIEW:
+            fields["quiz"] = None
+            fields["game"] = ""
+            fields["game_options"] = {}
         elif data.get("game") == Assignment.Game.KNOWLEDGE_SOLO:
             fields["quiz"] = None
             fields["game"] = Assignment.Game.KNOWLEDGE_SOLO

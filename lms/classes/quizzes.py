@@ -49,6 +49,16 @@ def attempt_start(
     return _services().attempt_start(quiz=quiz, student=student, deadline=deadline, time_limit=time_limit)
 
 
+def review_quiz_create(*, student: Any, teacher: Any) -> Any:
+    """ "Assign review": a quiz of ``student``'s own due and weakest items, owned by ``teacher``."""
+    from lms.progress import selectors as progress
+    from lms.progress import services as memory
+
+    memory.namings_absorb(user=student)
+    keys = progress.review_keys(student, limit=_services().REVIEW_ITEMS)
+    return _services().review_quiz_create(student=student, item_keys=keys, owner=teacher)
+
+
 def attempts_grade_overdue(*, now: datetime) -> None:
     """Grade every attempt whose deadline or time limit has passed (each one reports back)."""
     _services().attempts_grade_overdue(now)

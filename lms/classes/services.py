@@ -347,6 +347,9 @@ def _kind_setup(*, by: Any, fields: dict[str, Any]) -> dict[str, Any]:
     if kind == Assignment.Kind.QUIZ:
         _quiz_check(fields.get("quiz"), by)
         return {"game": "", "game_options": {}, "practice": None, "quiz": fields.get("quiz")}
+    if kind == Assignment.Kind.REVIEW:
+        # Adaptive homework: each student's quiz is built from their own memory when they start.
+        return {"game": "", "game_options": {}, "practice": None, "quiz": None}
     if kind == Assignment.Kind.GAME and fields.get("game") == Assignment.Game.KNOWLEDGE_SOLO:
         options = _knowledge_check(by=by, options=fields.get("game_options") or {})
         return {"game": fields["game"], "game_options": options, "practice": None, "quiz": None}
@@ -616,10 +619,15 @@ def submission_start(
             raise ClassError("archived", _("This class is archived; its homework is closed."))
         number = (mine.aggregate(top=Max("number"))["top"] or 0) + 1
         submission = Submission(assignment=assignment, student=student, number=number)
-        if assignment.kind == Assignment.Kind.QUIZ:
+        if assignment.kind in (Assignment.Kind.QUIZ, Assignment.Kind.REVIEW):
             try:
+                quiz = assignment.quiz
+                if assignment.kind == Assignment.Kind.REVIEW:
+                    quiz = quizzes.review_quiz_create(
+                        student=student, teacher=assignment.school_class.teacher
+                    )
                 attempt = quizzes.attempt_start(
-                    quiz=assignment.quiz,
+                    quiz=quiz,
                     student=student,
                     deadline=assignment.due_at,
                     time_limit_minutes=assignment.time_limit_minutes,
@@ -675,7 +683,7 @@ def assignment_due_grade(*, assignment_id: int, now: datetime | None = None) -> 
     if assignment is None or assignment.due_at is None or now < assignment.due_at:
         return 0
     graded = 0
-    if assignment.kind == Assignment.Kind.QUIZ and quizzes.available():
+    if assignment.kind in (Assignment.Kind.QUIZ, Assignment.Kind.REVIEW) and quizzes.available():
         # The quiz engine grades its overdue attempts; each reports to lms.grading.
         open_before = assignment.submissions.filter(status=Submission.Status.IN_PROGRESS).count()
         quizzes.attempts_grade_overdue(now=now)
