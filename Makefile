@@ -31,7 +31,7 @@ run: export CELERY_BROKER_URL = filesystem://
 run: setup
 	@echo "Talia is at http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
 	@trap 'kill 0' INT TERM EXIT; \
-	$(BIN)/celery -A config worker --pool=threads --concurrency=2 --loglevel=warning & \
+	$(BIN)/celery -A config worker -B --schedule var/celerybeat-schedule --pool=threads --concurrency=2 --loglevel=warning & \
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: install
@@ -52,6 +52,7 @@ bench: install
 	$(BIN)/python bench/bench_planes.py
 	$(BIN)/python bench/bench_sqlite.py
 	$(BIN)/python bench/bench_live.py
+	$(BIN)/python bench/bench_live_apply.py
 	$(BIN)/python bench/bench_quiz.py
 	$(BIN)/python bench/bench_knowledge.py
 	$(BIN)/python bench/bench_lti.py

@@ -144,21 +144,30 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # Live game updates: Redis between many web processes, in memory in the embedded mode.
+# Redis publish/subscribe (channels_redis.pubsub, the default): a group's message is pushed
+# to each process that watches the group. LIVE_CHANNEL_LAYER=core: channels_redis's lists,
+# where a process fetches its messages one Redis round trip each, in one queue for all its
+# sockets: with a few dozen busy sockets, updates waited seconds in it (bench/README.md).
+LIVE_CHANNEL_LAYER = env.str("LIVE_CHANNEL_LAYER", default="pubsub")
 if REDIS_URL:
+    _live_layer: dict[str, object] = {
+        # No read timeout: redis-py's 5 s default equals channels_redis's blocking
+        # read and would close idle sockets (1011) every few seconds. redis-py's pool
+        # allows 100 connections and then fails ("Too many connections"): a process with
+        # a few hundred busy sockets needs more.
+        "hosts": [{"address": REDIS_URL, "socket_timeout": None, "max_connections": 1000}],
+        "prefix": "talia-live",
+    }
+    if LIVE_CHANNEL_LAYER == "core":
+        # All sockets of a process share one Redis queue of this many messages (default
+        # 100, beyond which messages are dropped): room for a few hundred sockets.
+        _live_layer["capacity"] = 2000
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            # No read timeout: redis-py's 5 s default equals channels_redis's blocking
-            # read and would close idle sockets (1011) every few seconds.
-            "CONFIG": {
-                # redis-py's pool allows 100 connections and then fails ("Too many
-                # connections"): a process with a few hundred busy sockets needed more.
-                "hosts": [{"address": REDIS_URL, "socket_timeout": None, "max_connections": 1000}],
-                "prefix": "talia-live",
-                # All sockets of a web process share one Redis queue of this many messages
-                # (default 100; beyond it messages are dropped): room for a few hundred sockets.
-                "capacity": 2000,
-            },
+            "BACKEND": "channels_redis.core.RedisChannelLayer"
+            if LIVE_CHANNEL_LAYER == "core"
+            else "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": _live_layer,
         }
     }
 else:
@@ -183,6 +192,14 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "control_folder": str(_queue / "control"),
         "store_processed": False,
     }
+# Sweeps that make sure nothing waits forever if a scheduled task was lost (a worker died,
+# a broker restarted): homework past its due time is graded, LMS scores still in the
+# outbox are sent again. Run one `celery -A config beat` per installation (`make run`
+# runs it inside its worker).
+CELERY_BEAT_SCHEDULE = {
+    "homework-due-sweep": {"task": "lms.classes.tasks.assignments_due_sweep_task", "schedule": 300.0},
+    "lms-scores-sweep": {"task": "lms.lti.tasks.scores_sweep", "schedule": 300.0},
+}
 # No broker at all: run tasks in the calling process (a bare `manage.py runserver`).
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=CELERY_BROKER_URL == "memory://")
 CELERY_TASK_EAGER_PROPAGATES = True
