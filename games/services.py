@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator
@@ -423,24 +424,30 @@ def session_act(*, participant: Participant, action: Any) -> tuple[int, dict[str
     if participant.role == Participant.Role.SPECTATOR:
         raise IllegalAction(_("Spectators watch the game; they do not play."))
     return session_apply_action(
-        session_id=participant.session_id, player_id=participant.engine_player, action=action
+        session_id=participant.session_id,
+        player_id=participant.engine_player,
+        action=action,
+        from_client=True,
     )
 
 
 def session_apply_action(
-    *, session_id: int, player_id: str | None, action: Any
+    *, session_id: int, player_id: str | None, action: Any, from_client: bool = False
 ) -> tuple[int, dict[str, Any]]:
     """Apply ``action`` by ``player_id`` and return the new version and that player's view.
 
     The row lock makes concurrent actions on one session apply one after the other,
     each on the state the previous one stored. ``InvalidAction`` and ``IllegalAction``
     come out unchanged and leave nothing stored. The namings the action produced
-    (ZnajZnak) are recorded per student in the same transaction.
+    (ZnajZnak) are recorded per student in the same transaction. ``from_client``: the
+    action came from a browser, so a clock in it (``at``) is the server's to set.
     """
     action = _action_clean(action)
     with transaction.atomic():
         session = GameSession.objects.select_for_update().get(pk=session_id)
         engine = _engine(session.game)
+        if from_client:
+            action = _clock_stamp(session.game, action)
         if timers.deadline_passed(session):
             # Note c: the time ran out before this action came; the timer ends the game instead.
             state = _apply_locked(session, engine, None, dict(timers.TIME_UP_ACTION))
@@ -475,6 +482,10 @@ def _apply_locked(session: GameSession, engine: Any, player_id: str | None, acti
     session.save(update_fields=fields)
     if engine.is_terminal(state) and session.kind == GameSession.Kind.PRACTICE:
         _practice_result(session, state)
+    if engine.is_terminal(state) and session.game == "knowledge":
+        from lms import grading
+
+        grading.game_session_finished(session=session)  # a Knowledge? game set as homework
     from games.selectors import session_broadcast  # the selectors read through this module
 
     _publish_on_commit(session, session_broadcast(session=session, participants=participants, state=state))
@@ -535,6 +546,18 @@ def _namings_record(
             if row.symbol_id not in existing:
                 row.symbol_id = None
         NamingRecord.objects.bulk_create(rows)
+
+
+#: Games whose actions carry the server's wall clock (``at``): Activity's hourglass.
+CLOCKED_GAMES = frozenset({"activity"})
+
+
+def _clock_stamp(game: str, action: dict[str, Any]) -> dict[str, Any]:
+    """A browser's action gets the server's clock, never its own (a skewed hourglass)."""
+    action = {key: value for key, value in action.items() if key != "at"}
+    if game in CLOCKED_GAMES:
+        action["at"] = round(time.time(), 3)
+    return action
 
 
 def _action_clean(action: Any) -> dict[str, Any]:

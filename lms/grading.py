@@ -159,3 +159,21 @@ def grade_recompute(*, assignment: Any, student_id: int) -> Any:
     if changed_score:
         score_enqueue(grade=grade)
     return grade
+
+
+def game_session_finished(*, session: Any) -> None:
+    """A game set as homework ended (a Knowledge? game alone): grade its submission now.
+
+    Called by ``games`` in the transaction that finished the game; a game that is no
+    homework's attempt is ignored.
+    """
+    from django.utils import timezone
+
+    from lms.classes.services import _knowledge_submission_grade
+    from lms.models import Submission
+
+    pks = Submission.objects.filter(session=session, status=Submission.Status.IN_PROGRESS).values_list(
+        "pk", flat=True
+    )
+    for pk in pks:
+        _knowledge_submission_grade(submission_id=pk, now=timezone.now())

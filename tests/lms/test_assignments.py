@@ -434,3 +434,30 @@ def test_a_knowledge_game_alone_is_graded_by_the_right_guesses_once_it_has_ended
     submission.refresh_from_db()
     assert (submission.status, submission.score) == ("graded", Decimal("6.67"))
     assert "Your score: 6.67 / 10" in page
+
+
+def test_a_knowledge_homework_is_graded_the_moment_the_game_ends(school_class, teacher, student):
+    """No page load or sweep needed: the game's last action grades its homework attempt."""
+    import random
+
+    from games.engines import engine_for
+    from games.models import GameSession, Participant
+    from games.services import session_act
+    from tests.factories import KnowledgeQuestionFactory
+
+    for _n in range(8):
+        KnowledgeQuestionFactory(owner=teacher)
+    submission = services.submission_start(assignment=knowledge_homework(school_class), student=student)
+    session, engine, rng = submission.session, engine_for("knowledge"), random.Random(4)
+    player = Participant.objects.get(session=session, user=student)
+    for _step in range(2000):
+        session.refresh_from_db()
+        if session.status == GameSession.Status.FINISHED:
+            break
+        state = engine.state_from_dict(session.state)
+        session_act(
+            participant=player, action=rng.choice(list(engine.legal_actions(state, player.engine_player)))
+        )
+    submission.refresh_from_db()
+    assert session.status == GameSession.Status.FINISHED
+    assert submission.status == Submission.Status.GRADED and submission.graded_at is not None

@@ -363,3 +363,15 @@ def test_final_task_part_two_the_card_goes_to_the_other_teams_and_never_to_the_f
     assert game.session.status == "finished"
     assert game.refresh().result.winner == "t1"
     assert act(game, "facilitator", {"type": "undo"}).status_code == 409  # the game is over
+
+
+def test_a_clock_sent_by_a_browser_is_replaced_by_the_servers(db: Any) -> None:
+    """Any action path (socket, POST) stamps Activity's ``at`` itself; other games drop it."""
+    import time as clock
+
+    from games.services import _clock_stamp
+
+    before = clock.time()
+    stamped = _clock_stamp("activity", {"type": "start_timer", "at": 1.0})
+    assert stamped["at"] >= round(before, 3) - 0.001
+    assert _clock_stamp("znajznak", {"type": "stop", "at": 5}) == {"type": "stop"}
