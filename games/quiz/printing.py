@@ -9,13 +9,16 @@ nothing an author typed). The worksheet shows what a student sees before submitt
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from typing import Any
 
+from django.core.exceptions import SuspiciousFileOperation
 from django.core.files.storage import default_storage
 from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from content.printing.fetcher import FetchPolicy
 from content.printing.worker import render_pdf
@@ -24,6 +27,12 @@ from . import selectors
 from .models import Quiz
 
 FONTS = Path(__file__).resolve().parents[2] / "content" / "printing" / "fonts"
+
+logger = logging.getLogger(__name__)
+
+
+class PrintError(Exception):
+    """The PDF could not be made; the message says so to the teacher."""
 
 
 def _picture_path(name: str) -> str:
@@ -34,11 +43,17 @@ def _picture_path(name: str) -> str:
         path = default_storage.path(name)
     except NotImplementedError:  # object storage: the picture is left out, its box stays
         return ""
+    except (SuspiciousFileOperation, ValueError):  # a name that is no file of ours
+        return ""
     return path if os.path.exists(path) else ""
 
 
 def quiz_pdf(quiz: Quiz, *, answer_key: bool) -> bytes:
-    """The worksheet (``answer_key=False``) or the answer key of ``quiz`` as PDF bytes."""
+    """The worksheet (``answer_key=False``) or the answer key of ``quiz`` as PDF bytes.
+
+    A picture whose file is missing prints as a labelled empty box; a render that fails
+    raises :class:`PrintError` with words for the teacher.
+    """
     from .views import _answer_text, _knowledge_label  # the pages' words for answers
 
     files: list[str] = []
@@ -54,19 +69,27 @@ def quiz_pdf(quiz: Quiz, *, answer_key: bool) -> bytes:
         options = []
         for option in item.prompt.get("options", []):
             if isinstance(option, dict):
+                picture = uri(option["picture"]) if option.get("picture") else ""
                 options.append(
-                    {**option, "picture_uri": uri(option["picture"]) if option.get("picture") else ""}
+                    {
+                        **option,
+                        "picture_uri": picture,
+                        "picture_missing": bool(option.get("picture")) and not picture,
+                    }
                 )
             else:
                 options.append(
                     {"id": option, "text": _knowledge_label(item.prompt.get("category", ""), option)}
                 )
+        picture = uri(item.prompt["picture"]) if item.prompt.get("picture") else ""
         items.append(
             {
                 "item": item,
                 "prompt": item.prompt,
                 "options": options,
-                "picture_uri": uri(item.prompt["picture"]) if item.prompt.get("picture") else "",
+                "picture_uri": picture,
+                # A picture whose file is gone prints as a labelled empty box.
+                "picture_missing": bool(item.prompt.get("picture")) and not picture,
                 "answer_text": _answer_text(item) if answer_key else "",
             }
         )
@@ -82,4 +105,10 @@ def quiz_pdf(quiz: Quiz, *, answer_key: bool) -> bytes:
         },
     )
     policy = FetchPolicy.build(roots=[FONTS], files=files)
-    return render_pdf(html, base_url=str(FONTS), policy=policy)
+    try:
+        return render_pdf(html, base_url=str(FONTS), policy=policy)
+    except Exception as error:  # WeasyPrint fails in many ways; the teacher gets a page, not a 500
+        logger.exception("Quiz %s: the PDF could not be rendered", quiz.pk)
+        raise PrintError(
+            _("The PDF could not be made. Try again in a minute; if it fails again, tell an admin.")
+        ) from error

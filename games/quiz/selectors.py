@@ -14,11 +14,12 @@ from typing import Any
 
 from django.db.models import Prefetch, QuerySet
 
-from content.models import KnowledgeQuestion, Period, Status, Symbol, Theme
+from content.models import KnowledgeQuestion, KnowQuestion, Period, Status, Symbol, Theme
 from content.permissions import content_visible_to
-from games.engines import engine_for
+from games.engines import know as know_engine
 from games.engines import quiz as engine
-from games.models import GameSession, NamingRecord
+from games.engines.base import rng_for
+from games.models import GameSession, NamingRecord, Participant
 
 from .models import Quiz, QuizAttempt, QuizItem, QuizResponse
 
@@ -140,8 +141,20 @@ def session_weights(session: GameSession, student: Any = None) -> dict[int, floa
     return weights
 
 
+#: A card of a session built from the library (``games.play.knowledge.services``) has the
+#: id ``q<KnowledgeQuestion pk>``.
+LIBRARY_CARD_ID = re.compile(r"^q(\d+)$")
+
+
 def _knowledge_cards_drawn(session: GameSession) -> list[engine.KnowledgeEntry]:
-    """The Knowledge? cards drawn in the game, linked to the library's questions by their front."""
+    """The Knowledge? cards drawn in the game, each tied to its library question.
+
+    A card of a game built from the library carries the question's pk in its id
+    (``q<pk>``); a card without one (a game set up by hand) is tied to the library
+    question whose front is exactly the card's front, if there is one. A card the
+    library does not hold (any more) is asked all the same; progress only follows the
+    library's questions.
+    """
     state = session.state or {}
     cards = {str(card.get("id")): card for card in state.get("cards", []) if isinstance(card, dict)}
     drawn = [
@@ -149,22 +162,32 @@ def _knowledge_cards_drawn(session: GameSession) -> list[engine.KnowledgeEntry]:
         for card_id in state.get("order", [])[: int(state.get("drawn", 0))]
         if str(card_id) in cards
     ]
-    fronts = [str(card.get("front") or "") for card in drawn]
-    known = {
-        question.front: question
-        for question in KnowledgeQuestion.objects.filter(front__in=[f for f in fronts if f]).order_by("-pk")
+    by_id = {
+        int(match.group(1)): card
+        for card in drawn
+        if (match := LIBRARY_CARD_ID.fullmatch(str(card.get("id") or "")))
     }
+    library = set(KnowledgeQuestion.objects.filter(pk__in=list(by_id)).values_list("pk", flat=True))
+    linked = {id(card): pk for pk, card in by_id.items() if pk in library}
+    fronts = [str(card.get("front") or "") for card in drawn if id(card) not in linked]
+    by_front: dict[str, int] = {}
+    # The oldest question with that very front wins (ties are rare: fronts are the question).
+    for pk, front in (
+        KnowledgeQuestion.objects.filter(front__in=[f for f in fronts if f])
+        .order_by("-pk")
+        .values_list("pk", "front")
+    ):
+        by_front[front] = pk
     entries = []
     for card in drawn:
-        question = known.get(str(card.get("front") or ""))
+        front = str(card.get("front") or "")
+        pk = linked.get(id(card)) or (by_front.get(front) if front else None)
         answer = card.get("answer")
         entries.append(
             engine.KnowledgeEntry(
-                # A card the library does not hold (any more) is asked all the same; progress
-                # only follows the library's questions.
-                key=f"knowledge:{question.pk}" if question else f"card:{session.pk}:{card.get('id')}",
+                key=f"knowledge:{pk}" if pk else f"card:{session.pk}:{card.get('id')}",
                 category=str(card.get("category") or ""),
-                front=str(card.get("front") or ""),
+                front=front,
                 answer=answer if isinstance(answer, int) else tuple(answer or ()),
                 back=str(card.get("back") or ""),
             )
@@ -172,28 +195,58 @@ def _knowledge_cards_drawn(session: GameSession) -> list[engine.KnowledgeEntry]:
     return entries
 
 
-def _know_questions_marked(session: GameSession) -> list[engine.KnowEntry]:
-    """The Know questions of the game that were marked, with the answers marked best.
+def know_best_answers(session: GameSession) -> dict[int, list[str]]:
+    """Per Question Number: the answers marked best, from the closed rounds only.
 
-    Know rulebook, marking: the facilitator (or the question's team) names the best
-    answers. Know has no question bank in the library yet, so these items are keyed by
-    the game and question number and are not reported to progress.
+    Know rulebook, Resolution: the facilitator (or the question's team) names the best
+    answers; with re-marking (``games.engines.know``) a round's marks count only once the
+    facilitator closes the round (``RESOLVED``), so a round still being marked gives nothing.
     """
     if not session.state:
-        return []
-    state = engine_for("know").state_from_dict(session.state)
-    entries = []
+        return {}
+    state = know_engine.state_from_dict(session.state)
+    best: dict[int, list[str]] = {}
     for deck in state.rounds:
-        answers = {answer.id: answer.text for answer in deck.answers if answer.id}
+        if deck.status != know_engine.RESOLVED:
+            continue
+        texts = {answer.id: answer.text for answer in deck.answers if answer.id}
         for mark in deck.marks:
-            question = state.questions[mark.question_number - 1]
-            if not question.text:
-                continue
+            answers = [texts[a] for a in mark.best_answers if a in texts]
+            best[mark.question_number] = list(dict.fromkeys(answers))
+    return best
+
+
+def _know_questions_marked(session: GameSession) -> list[engine.KnowEntry]:
+    """The Know questions marked in the game's closed rounds, each tied to its question-bank
+    row (``content.KnowQuestion``, kept from this game) and keyed ``know:<pk>`` for progress.
+
+    The bank row's text and accepted answers win (the teacher may have edited them); a
+    question not kept yet (``services.quiz_create_from_session`` keeps them first) is asked
+    from the game and keyed by the game, so progress leaves it out.
+    """
+    best = know_best_answers(session)
+    if not best:
+        return []
+    state = know_engine.state_from_dict(session.state or {})
+    texts = {card.number: card.text for card in state.questions}
+    kept = {
+        row.question_number: row
+        for row in KnowQuestion.objects.filter(created_from=session, question_number__in=list(best))
+    }
+    entries = []
+    for number in sorted(best):
+        row = kept.get(number)
+        if row is not None:
+            answers = [str(a) for a in (row.answers or []) if str(a).strip()] or best[number]
+            entries.append(
+                engine.KnowEntry(key=f"know:{row.pk}", question=row.text, best_answers=tuple(answers))
+            )
+        elif texts.get(number):
             entries.append(
                 engine.KnowEntry(
-                    key=f"know-game:{session.pk}:{mark.question_number}",
-                    question=question.text,
-                    best_answers=tuple(answers[a] for a in mark.best_answers if a in answers),
+                    key=f"know-game:{session.pk}:{number}",
+                    question=texts[number],
+                    best_answers=tuple(best[number]),
                 )
             )
     return entries
@@ -208,6 +261,73 @@ def pool_from_session(session: GameSession, *, student: Any = None) -> engine.Po
     return pool_build(
         symbols=symbols, weights=session_weights(session, student), knowledge=knowledge, know=know
     )
+
+
+# --- a game's quizzes per student ----------------------------------------------------------------
+
+
+def session_students(session: GameSession) -> QuerySet[Any]:
+    """The signed-in students who played ``session`` (players, not guests or spectators)."""
+    from django.contrib.auth import get_user_model
+
+    player_ids = Participant.objects.filter(
+        session=session, role=Participant.Role.PLAYER, user__isnull=False
+    ).values_list("user_id", flat=True)
+    return (
+        get_user_model()
+        .objects.filter(pk__in=player_ids)
+        .exclude(pk=session.facilitator_id)
+        .order_by("last_name", "first_name", "username")
+    )
+
+
+def session_quizzes(session: GameSession, owner: Any) -> QuerySet[Quiz]:
+    """The follow-up quizzes ``owner`` made of ``session``: one for the class first, then
+    the per-student ones by student."""
+    return (
+        Quiz.objects.filter(session=session, owner=owner)
+        .select_related("student")
+        .order_by("student__last_name", "student__first_name", "student__username", "-created")
+    )
+
+
+def batch_progress(quizzes: Iterable[Quiz]) -> dict[str, Any]:
+    """How far the building of a set of quizzes is: done, failed, still working, and the
+    mean progress in percent (a queued quiz counts 0, a built or failed one 100)."""
+    rows = list(quizzes)
+    working = [q for q in rows if q.state in ("queued", "running")]
+    return {
+        "total": len(rows),
+        "done": sum(1 for q in rows if q.state == "done"),
+        "failed": sum(1 for q in rows if q.state == "failed"),
+        "working": len(working),
+        "progress": round(sum(100 if q.state in ("done", "failed") else q.progress for q in rows) / len(rows))
+        if rows
+        else 100,
+    }
+
+
+def replace_kinds(quiz: Quiz) -> list[tuple[str, bool, bool]]:
+    """Per item kind: (kind, a replacement of that kind can be made now, the pool makes
+    that kind at all).
+
+    A replacement asks about a subject no item of the quiz asks about and the teacher has
+    not set aside (``services.quiz_item_replace``), whichever item is replaced, so one dry
+    run per kind, with the very generator the replacement would use, answers for every item.
+    """
+    pool = pool_from_dict(quiz.pool)
+    used = set((quiz.options or {}).get("set_aside", []))
+    for item in quiz.items.all():
+        used |= set(item.as_engine_item().subjects)
+    replacements = (quiz.options or {}).get("replacements", 0) + 1
+    kinds = []
+    for kind in engine.KINDS:
+        possible = engine.item_new(pool, kind, rng_for(quiz.seed, "replace", replacements), set(used))
+        made_at_all = possible is not None or (
+            engine.item_new(pool, kind, rng_for(quiz.seed, "replace", replacements), set()) is not None
+        )
+        kinds.append((kind, possible is not None, made_at_all))
+    return kinds
 
 
 # --- who sees what ------------------------------------------------------------------------------

@@ -164,25 +164,82 @@ def quiz_create(
     return quiz
 
 
-def quiz_create_from_session(*, session: GameSession, by: Any, total: int = DEFAULT_ITEMS) -> Quiz:
-    """The follow-up quiz of a finished game: its symbols (wrongly named ones weigh more),
-    the Knowledge? cards drawn, the Know questions with their best-marked answers."""
+def _know_questions_keep(session: GameSession, by: Any) -> None:
+    """Know: every question asked in the quiz gets a row in ``by``'s question bank, so its
+    answers report to progress as ``know:<pk>`` (the Know "keep these questions" service;
+    keeping twice adds nothing)."""
+    if session.game != "know":
+        return
+    from games.play.know.services import know_questions_keep
+    from games.services import SessionError
+
+    try:
+        know_questions_keep(session=session, by=by)
+    except SessionError as error:
+        raise QuizError(error.code, str(error)) from error
+
+
+def _session_check(session: GameSession, by: Any) -> None:
     if session.facilitator_id != getattr(by, "pk", None):
         raise QuizError("not_yours", _("Only the teacher who ran this game makes its follow-up quiz."))
     if session.status != GameSession.Status.FINISHED:
         raise QuizError("not_finished", _("The game is not over yet; make its quiz when it has ended."))
-    pool = selectors.pool_from_session(session)
+
+
+def _followup_title(session: GameSession) -> str:
     when = timezone.localtime(session.finished_at or session.updated)
-    return quiz_create(
-        owner=by,
-        title=_("Follow-up: %(game)s, %(when)s")
-        % {"game": session.get_game_display(), "when": f"{when:%Y-%m-%d}"},
-        source=Quiz.Source.SESSION,
-        source_description=str(session),
-        session=session,
-        pool=pool,
-        total=total,
-    )
+    return _("Follow-up: %(game)s, %(when)s") % {
+        "game": session.get_game_display(),
+        "when": f"{when:%Y-%m-%d}",
+    }
+
+
+def quiz_create_from_session(*, session: GameSession, by: Any, total: int = DEFAULT_ITEMS) -> Quiz:
+    """The follow-up quiz of a finished game: its symbols (wrongly named ones weigh more),
+    the Knowledge? cards drawn, the Know questions with their best-marked answers (kept in
+    the teacher's question bank first, in the same transaction)."""
+    _session_check(session, by)
+    with transaction.atomic():
+        _know_questions_keep(session, by)
+        return quiz_create(
+            owner=by,
+            title=_followup_title(session),
+            source=Quiz.Source.SESSION,
+            source_description=str(session),
+            session=session,
+            pool=selectors.pool_from_session(session),
+            total=total,
+        )
+
+
+def quizzes_create_from_session_for_students(
+    *, session: GameSession, by: Any, students: Iterable[Any], total: int = DEFAULT_ITEMS
+) -> list[Quiz]:
+    """One follow-up quiz per student who played ``session`` (signed in), each weighing that
+    student's own wrongly named symbols more; built together in one Celery task.
+
+    Refused when a student did not play the game or none is chosen; nothing is written then.
+    """
+    _session_check(session, by)
+    students = list(students)
+    if not students:
+        raise QuizError("no_students", _("Choose at least one student who played the game."))
+    played = set(selectors.session_students(session).values_list("pk", flat=True))
+    if any(getattr(student, "pk", None) not in played for student in students):
+        raise QuizError("not_a_player", _("Quizzes per student are only for students who played this game."))
+    _counts_check(None, total)
+    with transaction.atomic():
+        _know_questions_keep(session, by)
+        return quizzes_create_for_students(
+            owner=by,
+            students=students,
+            title=_followup_title(session),
+            source=Quiz.Source.SESSION,
+            pool=selectors.pool_from_session(session),
+            total=total,
+            session=session,
+            source_description=str(session),
+        )
 
 
 def quizzes_create_for_students(

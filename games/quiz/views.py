@@ -16,6 +16,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.files.storage import default_storage
 from django.http import (
@@ -31,7 +32,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -171,18 +172,159 @@ def quiz_new(request: HttpRequest) -> HttpResponse:
     return render(request, "games/quiz/new.html", {"form": form})
 
 
+class FollowupForm(forms.Form):
+    """The follow-up quiz of a finished game: one for the class, or one per student."""
+
+    FOR_CLASS = "class"
+    PER_STUDENT = "students"
+    build = forms.ChoiceField(
+        choices=[(FOR_CLASS, FOR_CLASS), (PER_STUDENT, PER_STUDENT)], required=False, initial=FOR_CLASS
+    )
+    students = forms.ModelMultipleChoiceField(
+        label=gettext_lazy("Students"),
+        queryset=get_user_model().objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    total = forms.IntegerField(
+        label=gettext_lazy("Number of items"),
+        min_value=1,
+        max_value=services.MAX_ITEMS,
+        initial=services.DEFAULT_ITEMS,
+        required=False,
+    )
+
+    def __init__(self, *args: Any, session: GameSession, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        students = self.fields["students"]
+        students.queryset = selectors.session_students(session)  # type: ignore[attr-defined]
+        students.label_from_instance = _student_name  # type: ignore[attr-defined]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("build") == self.PER_STUDENT and not data.get("students"):
+            self.add_error("students", _("Choose at least one student who played the game."))
+        return data
+
+
+def _student_name(user: Any) -> str:
+    full = user.get_full_name() if hasattr(user, "get_full_name") else ""
+    return f"{full} ({user.get_username()})" if full else user.get_username()
+
+
+def _followup_context(session: GameSession, teacher: Any) -> dict[str, Any]:
+    quizzes = list(selectors.session_quizzes(session, teacher))
+    per_student = [quiz for quiz in quizzes if quiz.student_id is not None]
+    batch = selectors.batch_progress(per_student)
+    return {
+        "session": session,
+        "class_quizzes": [quiz for quiz in quizzes if quiz.student_id is None],
+        "per_student": per_student,
+        "batch": batch,
+        "working": batch["working"] > 0,
+        "status_url": reverse("quiz:followup_status", args=[session.pk]),
+        "publishable": sum(1 for q in per_student if q.state == "done" and q.status == Quiz.Status.DRAFT),
+    }
+
+
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
+@never_cache
 def quiz_followup(request: HttpRequest, session_pk: int) -> HttpResponse:
-    """The "follow-up quiz" button of a finished game."""
+    """The follow-up quiz of a finished game: one quiz for the class (the "Follow-up quiz"
+    button posts here), or one per student who played, with the batch's progress."""
     teacher = _teacher(request)
     session = get_object_or_404(GameSession, pk=session_pk, facilitator=teacher)
-    try:
-        quiz = services.quiz_create_from_session(session=session, by=teacher)
-    except services.QuizError as error:
-        _refusal(request, error)
-        return redirect("games:session", session.pk)
-    return redirect("quiz:detail", quiz.pk)
+    form = FollowupForm(request.POST if request.method == "POST" else None, session=session)
+    if request.method == "POST":
+        if form.is_valid():
+            total = form.cleaned_data["total"] or services.DEFAULT_ITEMS
+            try:
+                if form.cleaned_data["build"] == FollowupForm.PER_STUDENT:
+                    quizzes = services.quizzes_create_from_session_for_students(
+                        session=session, by=teacher, students=form.cleaned_data["students"], total=total
+                    )
+                    messages.success(
+                        request,
+                        ngettext(
+                            "%(n)d quiz is being built, one per student.",
+                            "%(n)d quizzes are being built, one per student.",
+                            len(quizzes),
+                        )
+                        % {"n": len(quizzes)},
+                    )
+                    return redirect(reverse("quiz:followup", args=[session.pk]) + "#per-student")
+                quiz = services.quiz_create_from_session(session=session, by=teacher, total=total)
+            except services.QuizError as error:
+                form.add_error(None, str(error))
+            else:
+                return redirect("quiz:detail", quiz.pk)
+        if request.POST.get("from") == "session":
+            # The button on the game's page: say why there, as before.
+            for error in form.non_field_errors():
+                messages.error(request, error)
+            return redirect("games:session", session.pk)
+    context = _followup_context(session, teacher)
+    context["form"] = form
+    return render(request, "games/quiz/followup.html", context, status=400 if form.errors else 200)
+
+
+@login_required
+@require_GET
+@never_cache
+def quiz_followup_status(request: HttpRequest, session_pk: int) -> JsonResponse:
+    """The per-student quizzes' build progress, for ``talia/progress.js``."""
+    teacher = _teacher(request)
+    session = get_object_or_404(GameSession, pk=session_pk, facilitator=teacher)
+    per_student = [q for q in selectors.session_quizzes(session, teacher) if q.student_id is not None]
+    batch = selectors.batch_progress(per_student)
+    return JsonResponse(
+        {
+            "state_label": _("%(done)d of %(total)d built") % batch,
+            "progress": batch["progress"],
+            "working": batch["working"] > 0,
+            **{key: batch[key] for key in ("total", "done", "failed")},
+        }
+    )
+
+
+@login_required
+@require_POST
+def quiz_followup_publish(request: HttpRequest, session_pk: int) -> HttpResponse:
+    """Publish every built per-student draft of the game at once (each stays its student's)."""
+    teacher = _teacher(request)
+    session = get_object_or_404(GameSession, pk=session_pk, facilitator=teacher)
+    count = 0
+    for quiz in selectors.session_quizzes(session, teacher).filter(
+        student__isnull=False, state="done", status=Quiz.Status.DRAFT
+    ):
+        try:
+            services.quiz_publish(quiz=quiz, by=teacher)
+        except services.QuizError as error:
+            _refusal(request, error)
+        else:
+            count += 1
+    if count:
+        messages.success(
+            request,
+            ngettext(
+                "%(n)d quiz published: each student takes only their own.",
+                "%(n)d quizzes published: each student takes only their own.",
+                count,
+            )
+            % {"n": count},
+        )
+    return redirect(reverse("quiz:followup", args=[session.pk]) + "#per-student")
+
+
+@login_required
+@require_GET
+def quiz_mine(request: HttpRequest) -> HttpResponse:
+    """The published quizzes built for the signed-in student alone."""
+    quizzes = Quiz.objects.filter(student=request.user, status=Quiz.Status.PUBLISHED).exclude(
+        source=Quiz.Source.REVIEW
+    )
+    return render(request, "games/quiz/mine.html", {"quizzes": quizzes.order_by("-published_at")[:100]})
 
 
 @login_required
@@ -274,13 +416,32 @@ def quiz_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "working": quiz.state in ("queued", "running"),
             "status_url": reverse("quiz:status", args=[quiz.pk]),
             "items": items,
-            "kinds": list(KIND_LABELS.items()),
+            **_replace_choices(quiz),
             "attempts": attempts,
             "to_mark": selectors.responses_to_mark(quiz),
             "take_url": request.build_absolute_uri(reverse("quiz:take", args=[quiz.code])),
             "publish_form": PublishForm(),
         },
     )
+
+
+def _replace_choices(quiz: Quiz) -> dict[str, Any]:
+    """The kinds a replacement can still be made of (only those are offered), and why the
+    others are not."""
+    if quiz.state != "done" or quiz.status != Quiz.Status.DRAFT:
+        return {"kinds": [], "kinds_unavailable": []}
+    kinds, unavailable = [], []
+    for kind, possible, made_at_all in selectors.replace_kinds(quiz):
+        label = KIND_LABELS[kind]
+        if possible:
+            kinds.append((kind, label))
+        elif made_at_all:
+            unavailable.append(
+                (label, _("every one this quiz's content gives is already asked, dropped or replaced"))
+            )
+        else:
+            unavailable.append((label, services.TOO_SMALL_REASONS[kind]))
+    return {"kinds": kinds, "kinds_unavailable": unavailable}
 
 
 @login_required
@@ -378,7 +539,15 @@ def quiz_print(request: HttpRequest, pk: int, which: str) -> HttpResponse:
     quiz = _own_quiz(request, pk)
     if which not in ("worksheet", "answer-key") or quiz.state != "done":
         raise Http404
-    pdf = printing.quiz_pdf(quiz, answer_key=which == "answer-key")
+    try:
+        pdf = printing.quiz_pdf(quiz, answer_key=which == "answer-key")
+    except printing.PrintError as error:
+        return render(
+            request,
+            "games/quiz/print_failed.html",
+            {"quiz": quiz, "reason": str(error), "answer_key": which == "answer-key"},
+            status=503,
+        )
     response = HttpResponse(pdf, content_type="application/pdf")
     response["Content-Disposition"] = f'attachment; filename="quiz-{quiz.pk}-{which}.pdf"'
     return response
@@ -435,7 +604,8 @@ def attempt_picture(request: HttpRequest, pk: int, item_pk: int, token: str) -> 
 def take(request: HttpRequest, code: str) -> HttpResponse:
     """The quiz's link: start (or resume) an attempt."""
     quiz = Quiz.objects.filter(code=code.strip().upper(), status=Quiz.Status.PUBLISHED).first()
-    if quiz is None:
+    if quiz is None or quiz.student_id not in (None, request.user.pk):
+        # A quiz built for one student is theirs alone: to anyone else it does not exist.
         raise Http404
     open_attempt = selectors.attempt_open_for(quiz=quiz, student=request.user)
     if request.method == "POST":
