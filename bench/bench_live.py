@@ -107,7 +107,9 @@ STALL_SECONDS = 10.0  # no message for this long: the student asks for its state
 # Every variable config/settings.py reads: none leaks from the caller's environment.
 SETTINGS_VARIABLES = (
     "TALIA_VAR_DIR", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS", "HTTPS",
-    "DATABASE_URL", "CONN_MAX_AGE", "REDIS_URL", "CELERY_TASK_ALWAYS_EAGER", "TIME_ZONE",
+    "DATABASE_URL", "CONN_MAX_AGE", "CONN_HEALTH_CHECKS", "LIVE_DB_THREADS", "LIVE_CHANNEL_LAYER",
+    "REDIS_URL",
+    "CELERY_TASK_ALWAYS_EAGER", "TIME_ZONE",
     "STATIC_ROOT", "MEDIA_ROOT", "STATICFILES_STORAGE", "AWS_STORAGE_BUCKET_NAME",
     "AWS_S3_ENDPOINT_URL", "AWS_S3_REGION_NAME", "SERVE_MEDIA", "TALIA_IMPORT_MAX_BYTES",
     "SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS", "SECURE_HSTS_INCLUDE_SUBDOMAINS",
@@ -115,7 +117,7 @@ SETTINGS_VARIABLES = (
 )  # fmt: skip
 
 # Runs the server under cProfile in every thread (the consumers' database work runs in
-# asgiref's single sync thread, not in the main one) and dumps the merged stats on exit.
+# their database threads, games.consumers, not in the main one) and dumps the merged stats.
 PROFILE_WRAPPER = r"""
 import cProfile, marshal, sys, threading
 out = sys.argv.pop(1)
@@ -744,7 +746,8 @@ class Context:
                 future.set_result(duel)
 
         job = self.executor.submit(make)
-        job.add_done_callback(lambda j: loop.call_soon_threadsafe(done, j))
+        # A duel made after the run's loop closed is not wanted any more.
+        job.add_done_callback(lambda j: None if loop.is_closed() else loop.call_soon_threadsafe(done, j))
 
 
 async def loop_lag_monitor(run: Run, ctx: Context) -> None:
@@ -1011,6 +1014,7 @@ def print_profile(path: Path, name: str) -> None:
     stats.sort_stats("tottime").print_stats(30)
     stats.sort_stats("cumulative").print_stats(
         r"session_act|session_apply_action|send_state|_payload|session_payload|session_publish"
+        r"|session_broadcast|payload_from_broadcast|_act\b"
         r"|state_from_dict|to_dict|player_view|participant_for|group_send|execute|send_json"
         r"|close_old_connections|encode_json|loads|dumps"
     )

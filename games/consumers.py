@@ -2,9 +2,17 @@
 
 The socket belongs to one participant, found from the Django session exactly as the
 pages find it (signed-in user, or the guest token kept in the guest's session). The
-group ``session-<id>`` carries only "version N exists" notices; on each one this
-consumer loads the session and sends its own participant's view, so no message ever
-holds what another player may not see.
+group ``session-<id>`` carries "version N exists" notices between the server's
+processes; a notice of an action also carries every viewer's payload, built once by
+the writer (``selectors.session_broadcast``), so a watcher does not read the session
+again. Each consumer sends its socket only its own participant's payload: nothing
+another player may not see ever reaches a browser. Without a payload for it (a class
+run, a practice, someone who joined since), the consumer reads the session afresh.
+
+The acting socket's own action is applied in one database call that also gives its
+new payload; the consumer then sends the notices itself (``session_publish_deferred``),
+so the database thread never waits on the channel layer, and skips the echo of a
+payload it has already sent. Notices older than what the socket shows are dropped.
 
 Messages from the browser:
 
@@ -19,11 +27,18 @@ Messages to the browser: ``{"type": "state", ...}`` with the fields of
 
 from __future__ import annotations
 
+import contextlib
 import json
-from typing import Any
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+from django.db import close_old_connections, connection, connections
 
 from games.engines.base import ActionError
 
@@ -34,14 +49,77 @@ from .models import GameSession, Participant
 CLOSE_NOT_A_PARTICIPANT = 4403
 CLOSE_NO_SESSION = 4404
 
+T = TypeVar("T")
+_executor: ThreadPoolExecutor | None = None
+_executor_threads = 0
+_executor_lock = threading.Lock()
+
+
+def _database_threads() -> ThreadPoolExecutor | None:
+    """The consumers' database threads; ``None`` on SQLite, which writes one at a time anyway
+    (the embedded mode keeps Channels' single thread)."""
+    global _executor, _executor_threads
+    # Threads of a process that run the consumers' database work, each on a connection of
+    # its own (``LIVE_DB_THREADS``). Channels' default runs every consumer's database call
+    # on one thread per process, so each waited for all the others' round trips.
+    threads = getattr(settings, "LIVE_DB_THREADS", 8)
+    if connection.vendor == "sqlite" or threads < 1:
+        return None
+    with _executor_lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="live-db")
+            _executor_threads = threads
+        return _executor
+
+
+def _with_connections(function: Callable[..., T], *args: Any) -> T:
+    # As Channels' database_sync_to_async: drop connections past CONN_MAX_AGE or broken.
+    close_old_connections()
+    try:
+        return function(*args)
+    finally:
+        close_old_connections()
+
+
+async def in_database_thread(function: Callable[..., T], *args: Any) -> T:
+    """Run ``function(*args)``, which uses the database, off the event loop."""
+    executor = _database_threads()
+    if executor is None:
+        return await database_sync_to_async(function)(*args)
+    return await sync_to_async(_with_connections, thread_sensitive=False, executor=executor)(function, *args)
+
+
+def database_threads_close() -> None:
+    """Close the database connections of every database thread (tests: before the test
+    database is dropped)."""
+    global _executor
+    with _executor_lock:
+        executor, _executor = _executor, None
+    if executor is None:
+        return
+    workers = _executor_threads
+    barrier = threading.Barrier(workers)
+
+    def close() -> None:
+        # Each waits for the others, so every thread of the pool runs exactly one.
+        with contextlib.suppress(threading.BrokenBarrierError):
+            barrier.wait(timeout=5)
+        connections.close_all()
+
+    for job in [executor.submit(close) for _ in range(workers)]:
+        job.result()
+    executor.shutdown(wait=True)
+
 
 class SessionConsumer(AsyncJsonWebsocketConsumer):
     participant: Participant | None = None
     group: str | None = None
+    #: (version, status, participants) of the last payload sent: an equal one is not sent again.
+    shown: tuple[int, str, int] | None = None
 
     async def connect(self) -> None:
         session_id = int(self.scope["url_route"]["kwargs"]["session_id"])
-        self.participant = await database_sync_to_async(self._participant)(session_id)
+        self.participant = await in_database_thread(self._participant, session_id)
         if self.participant is None:
             # Before accept: the handshake is refused, nothing is sent.
             await self.close(code=CLOSE_NOT_A_PARTICIPANT)
@@ -76,15 +154,14 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             await self.send_state()
         elif kind == "action":
             try:
-                await database_sync_to_async(services.session_act)(
-                    participant=self.participant, action=content.get("action")
-                )
+                payload, notices = await in_database_thread(self._act, content.get("action"))
             except ActionError as error:
                 await self.send_json({"type": "error", "error": error.code, "reason": str(error)})
                 return
-            # Everyone, this socket included, hears "session.changed" and gets a fresh
-            # view; answering here as well means the player never waits on the layer.
-            await self.send_state()
+            # The opponent first: the notice crosses the channel layer, this socket does not.
+            for group, notice in notices:
+                await self.channel_layer.group_send(group, notice)
+            await self.send_payload(payload)
         else:
             await self.send_json(
                 {
@@ -94,14 +171,39 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
                 }
             )
 
+    def _act(self, action: Any) -> tuple[dict[str, Any] | None, list[tuple[str, dict[str, Any]]]]:
+        """Apply the action; this participant's new payload and the notices to send."""
+        assert self.participant is not None
+        with services.session_publish_deferred() as notices:
+            services.session_act(participant=self.participant, action=action)
+        for group, notice in notices:
+            broadcast = notice.get("broadcast")
+            if group == self.group and broadcast is not None:
+                payload = selectors.payload_from_broadcast(broadcast, self.participant.pk)
+                if payload is not None:
+                    return payload, notices
+        return self._payload(), notices
+
     async def session_changed(self, event: dict[str, Any]) -> None:
-        await self.send_state()
+        if self.shown is not None and event.get("version", 0) < self.shown[0]:
+            return  # this socket already shows a later version
+        broadcast = event.get("broadcast")
+        payload = None
+        if broadcast is not None and self.participant is not None:
+            payload = selectors.payload_from_broadcast(broadcast, self.participant.pk)
+        if payload is None:
+            await self.send_state()
+        elif _shown(payload) != self.shown:
+            await self.send_payload(payload)
 
     async def send_state(self) -> None:
-        payload = await database_sync_to_async(self._payload)()
+        await self.send_payload(await in_database_thread(self._payload))
+
+    async def send_payload(self, payload: dict[str, Any] | None) -> None:
         if payload is None:
             await self.close(code=CLOSE_NO_SESSION)
             return
+        self.shown = _shown(payload)
         await self.send_json({"type": "state", **payload})
 
     def _payload(self) -> dict[str, Any] | None:
@@ -110,3 +212,7 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         if session is None:
             return None
         return selectors.session_payload(session=session, participant=self.participant)
+
+
+def _shown(payload: dict[str, Any]) -> tuple[int, str, int]:
+    return payload["version"], payload["status"], len(payload["participants"])

@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth.models import Group
@@ -23,7 +25,7 @@ from django.test import Client
 from django.urls import reverse
 
 from config.asgi import application
-from games import services
+from games import consumers, services
 from games.engines import znajznak
 from games.models import GameSession
 from lms.services import TEACHERS_GROUP
@@ -47,6 +49,14 @@ def _seed(transactional_db: None) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _database_threads_closed(transactional_db: None) -> Iterator[None]:
+    """The consumers' database threads (PostgreSQL) close their connections after each test,
+    before the test database is flushed or dropped."""
+    yield
+    consumers.database_threads_close()
+
+
+@pytest.fixture(autouse=True)
 def _fast_passwords(settings: Any) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
@@ -61,7 +71,7 @@ def channel_layer(request: pytest.FixtureRequest, settings: Any) -> str:
             pytest.skip("REDIS_URL is not set: the Redis channel layer is tested in CI.")
         # The layer exactly as configured (config/settings.py), with a prefix of its own.
         configured = settings.CHANNEL_LAYERS["default"]
-        assert configured["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+        assert configured["BACKEND"].startswith("channels_redis.")
         settings.CHANNEL_LAYERS = {
             "default": {
                 **configured,
@@ -146,6 +156,36 @@ def test_an_action_by_one_player_brings_the_other_a_fresh_view_of_their_own(duel
         assert projector["view"]["you"] is None and projector["view"]["comparison"] is None
         assert_no_names(projector)
         for communicator in (ala, olek, table):
+            await communicator.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_each_socket_gets_each_version_once_and_never_an_older_one(duel):
+    """The actor's own state comes with its action's answer; the notice's echo is not sent
+    again, and a late notice of an older version changes nothing on the screen."""
+    session = duel["session"]
+
+    async def scenario() -> None:
+        ala, olek = socket(session, duel["ala"]), socket(session, duel["olek"])
+        await connected(ala)
+        await connected(olek)
+        await ala.send_json_to({"type": "action", "action": {"type": "stop", "symbol": duel["common"]}})
+        mine = await ala.receive_json_from(timeout=TIMEOUT)
+        assert mine["version"] == 1 and mine["view"]["you"] == "p1"
+        theirs = await olek.receive_json_from(timeout=TIMEOUT)
+        assert theirs["version"] == 1 and theirs["view"]["you"] == "p2"
+        assert theirs["view"]["comparison"]["own"] == duel["p2_card"]
+        assert await ala.receive_nothing(timeout=0.5) and await olek.receive_nothing(timeout=0.1)
+
+        layer = get_channel_layer()
+        await layer.group_send(session.group_name, services.session_notice(version=0))
+        assert await ala.receive_nothing(timeout=0.5) and await olek.receive_nothing(timeout=0.1)
+        # A notice without payloads (a class run's, a join) is read afresh by every socket.
+        await layer.group_send(session.group_name, services.session_notice(version=1))
+        assert (await olek.receive_json_from(timeout=TIMEOUT))["view"]["you"] == "p2"
+        assert (await ala.receive_json_from(timeout=TIMEOUT))["view"]["you"] == "p1"
+        for communicator in (ala, olek):
             await communicator.disconnect()
 
     async_to_sync(scenario)()

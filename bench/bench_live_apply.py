@@ -1,0 +1,143 @@
+"""The write path of a live action, alone: CPU, wall time and queries per applied action.
+
+Run: ``.venv/bin/python bench/bench_live_apply.py`` (under a minute; ``--help``). Needs
+PostgreSQL on 127.0.0.1 (``--pg``, trust auth as ``postgres``); the database ``--db``
+(``talia_bench_apply``) is dropped and recreated.
+
+``bench_live.py`` measures the whole path under load, so its figures move with whatever
+else runs on the machine. This one plays ZnajZnak duels in one thread of one process and
+times each action exactly as a WebSocket consumer does it: ``session_act`` inside
+``session_publish_deferred`` (lock, engine, action and namings stored, state saved, the
+notice with every viewer's payload built), then each player's payload taken from the
+notice. CPU time is the thread's own (``time.thread_time``), so a busy machine inflates it
+far less than the wall time; the queries are counted per action.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=15, help="duels played (15, about 800 actions)")
+    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="PostgreSQL server")
+    parser.add_argument("--db", default="talia_bench_apply", help="database, dropped and recreated")
+    args = parser.parse_args()
+
+    import psycopg
+
+    with psycopg.connect(f"{args.pg.rstrip('/')}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{args.db}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{args.db}"')
+    var_dir = tempfile.mkdtemp(prefix="talia-bench-apply-")
+    os.environ.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DATABASE_URL": f"{args.pg.rstrip('/')}/{args.db}",
+            "REDIS_URL": "",
+            "TALIA_VAR_DIR": var_dir,
+            "MEDIA_ROOT": f"{var_dir}/media",
+            "LOG_LEVEL": "WARNING",
+        }
+    )
+    try:
+        return run(args)
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        with psycopg.connect(f"{args.pg.rstrip('/')}/postgres", autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{args.db}" WITH (FORCE)')
+
+
+def run(args: argparse.Namespace) -> int:
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from content.demo.loader import DEMO_SET, demo_content
+    from content.models import SymbolSet
+    from games import selectors, services
+    from games.engines import znajznak
+    from games.models import GameSession, Participant
+    from lms.models import Role
+    from lms.services import user_create
+
+    settings.CHANNEL_LAYERS = {}  # the notices are collected, never sent
+    call_command("migrate", verbosity=0)
+    teacher = user_create(username="bench-teacher", password=None, role=Role.TEACHER)
+    demo_content(owner=teacher)
+    setup, assets = services.znajznak_setup_from_symbol_set(
+        symbol_set=SymbolSet.objects.get(slug=DEMO_SET[0]), cards_per_player=4
+    )
+    names = {key: entry["name"] for key, entry in setup["names"].items()}
+    first, second = (user_create(username=f"student{n}", password=None, role=Role.STUDENT) for n in (1, 2))
+    rng = random.Random(1918)
+    cpu: list[float] = []
+    wall: list[float] = []
+    queries: list[int] = []
+    kinds: Counter[str] = Counter()
+    for game in range(args.games):
+        session = services.session_create(
+            facilitator=teacher, game="znajznak", variant="duel", setup=setup, assets=assets, seed=game
+        )
+        seats = [services.session_join(session=session, user=user) for user in (first, second)]
+        services.session_start(session=session, by=teacher)
+        people = {p.player_id: Participant.objects.get(pk=p.pk) for p in seats}
+        while True:
+            state = znajznak.state_from_dict(GameSession.objects.get(pk=session.pk).state)
+            if znajznak.is_terminal(state):
+                break
+            if state.phase == znajznak.LOOKING:
+                who = rng.choice(sorted(people))
+                action = {"type": "stop", "symbol": znajznak.common_symbol(state, who)}
+            else:
+                assert state.claim is not None
+                who = state.claim.player
+                right = rng.random() >= 0.2
+                action = {"type": "name", "text": names[state.claim.symbol] if right else "?"}
+            started, started_cpu = time.perf_counter(), time.thread_time()
+            with CaptureQueriesContext(connection) as captured:
+                with services.session_publish_deferred() as notices:
+                    services.session_act(participant=people[who], action=action)
+                for _group, notice in notices:
+                    for viewer in people.values():
+                        selectors.payload_from_broadcast(notice["broadcast"], viewer.pk)
+            cpu.append(time.thread_time() - started_cpu)
+            wall.append(time.perf_counter() - started)
+            queries.append(len(captured))
+            kinds.update(query["sql"].split(" ", 1)[0] for query in captured.captured_queries)
+    n = len(cpu)
+    print(
+        f"{n} actions in {args.games} duels, one thread; {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
+    print(
+        f"CPU ms per action: median {1000 * statistics.median(cpu):.2f}, "
+        f"mean {1000 * statistics.mean(cpu):.2f}; "
+        f"wall ms per action: median {1000 * statistics.median(wall):.2f}; "
+        f"queries per action {statistics.mean(queries):.1f} "
+        f"({', '.join(f'{kind} {count / n:.1f}' for kind, count in kinds.most_common())})"
+    )
+    print(f"Whole-process ceiling at this CPU cost, one core: {1 / statistics.mean(cpu):.0f} actions/s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
