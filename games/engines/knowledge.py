@@ -85,11 +85,20 @@ Readings where the rulebook is silent, or speaks of a table rather than a screen
   marker"): the answer, from/to/steps, the option matched and the opponent marker showing
   it, ``skipped_team`` (a number move's skip, or a letter/colour move passing the team's
   space that would have matched), ``from_stack``, ``onto`` and ``flag_turned``.
-* Speed: the state stays an immutable value, but an action builds the next one in a
-  single copy (:func:`_evolve`), markers and records are named tuples, and letter and
-  colour moves read a per-board table of the nearest printed match
-  (:meth:`.knowledge_board.Board.nearest`) and look only at the occupied spaces.
-  :func:`deal` starts a game from an already checked board and cards (the simulator).
+* Speed (the balance simulator plays thousands of games; ``bench/bench_knowledge.py``):
+  the state stays an immutable value, but its layout is made for building the next one in
+  a single step.  :class:`State` is a named tuple; what never changes in a game (board,
+  cards, seed, the opponents' letters) is one shared ``game`` value; the markers are packed
+  as ``spaces``, ``crossings`` and ``flags`` in :data:`MARKERS` order, and the named
+  :class:`TeamMarker` / :class:`OpponentMarker` values, ``slots`` and the ``history`` tuple
+  are built only when asked (the history is kept as a chain, so a card played adds one
+  small tuple instead of copying the whole history).  Cards keep their parsed answer
+  (:attr:`QuizCard.number`, :attr:`QuizCard.mask`); letter and colour moves read the
+  board's table of the nearest printed match (``Board.tables``) and a per-game table of the
+  opponents showing each set of options, and look only at the occupied spaces.
+  :func:`assign` is :func:`apply_action` without reading an action object (the same rules
+  and errors, checked in a few comparisons); :func:`deal` starts a game from an already
+  checked board and cards.
 * Guesses: ``guess`` (a number 0-5, or letters / colours like an answer) is recorded with
   the card before its back is read.  It never changes the movement.  It is correct when it
   equals a number answer, or when every guessed letter/colour is one of the answer's options.
@@ -172,6 +181,16 @@ class QuizCard:
     answer: Answer
     front: str | None = None
     back: str | None = None
+    #: The answer as the engine reads it, parsed once: a number card's steps (-1 for a
+    #: letter or colour card) and the options as bits (:func:`.knowledge_board.symbol_mask`).
+    number: int = field(init=False, repr=False, compare=False)
+    mask: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        answer = self.answer
+        number, mask = (answer, 0) if isinstance(answer, int) else (-1, symbol_mask(answer))
+        object.__setattr__(self, "number", number)
+        object.__setattr__(self, "mask", mask)
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"id": self.id, "category": self.category, "answer": _answer_json(self.answer)}
@@ -300,50 +319,191 @@ class Play(NamedTuple):
         )
 
 
-@dataclass(frozen=True)
-class State:
-    """A Knowledge? game.
-
-    ``cards`` are all the game's cards; ``order`` (indices into ``cards``) is the draw order
-    so far, of which the first ``drawn`` have been drawn.  ``round_cards`` are the cards drawn
-    this round (replacements included), ``slots`` the card lying at each marker's card slot,
-    ``abandoned`` this round's cards that could not be resolved.  ``stacks`` lists, for
-    every space holding two or more opponent markers, their colours bottom to top.
-    """
+class _Game(NamedTuple):
+    """What stays the same for the whole game: shared by every state of one game."""
 
     variant: str
     seed: int
     board: Board
     harder_start: bool
     cards: tuple[QuizCard, ...]
+    #: card id -> index into ``cards``.
+    card_ids: Mapping[str, int]
+    #: The opponents' front letters, in :data:`OPPONENTS` order (drawn at setup, never change).
+    letters: tuple[str, ...]
+    #: For every set of options (as bits, :func:`.knowledge_board.symbol_mask`), the
+    #: opponent markers (positions in :data:`MARKERS`) showing one of them: colour or letter.
+    showing: Mapping[int, tuple[int, ...]]
+
+
+def _game(
+    variant: str, seed: int, board: Board, harder_start: bool, cards: tuple[QuizCard, ...],
+    letters: tuple[str, ...], card_ids: Mapping[str, int] | None = None,
+) -> _Game:  # fmt: skip
+    return _Game(
+        variant,
+        seed,
+        board,
+        harder_start,
+        cards,
+        _card_ids(cards) if card_ids is None else card_ids,
+        letters,
+        _showing(letters),
+    )
+
+
+class _Showing(dict[int, tuple[int, ...]]):
+    """:attr:`_Game.showing` for opponents with given front letters: for a set of options
+    (as bits), the opponent markers (positions in :data:`MARKERS`) showing one of them,
+    worked out the first time it is asked for."""
+
+    __slots__ = ("shows",)
+
+    def __init__(self, letters: tuple[str, ...]) -> None:
+        super().__init__()
+        self.shows = tuple(
+            SYMBOL_BITS[colour] | SYMBOL_BITS[letter]
+            for colour, letter in zip(OPPONENTS, letters, strict=True)
+        )
+
+    def __missing__(self, mask: int) -> tuple[int, ...]:
+        found = self[mask] = tuple(i + 1 for i, shows in enumerate(self.shows) if shows & mask)
+        return found
+
+
+_SHOWING: dict[tuple[str, ...], _Showing] = {}
+
+
+def _showing(letters: tuple[str, ...]) -> Mapping[int, tuple[int, ...]]:
+    """The :class:`_Showing` of these front letters (one of 120 orders), shared by the games."""
+    table = _SHOWING.get(letters)
+    if table is None:
+        table = _SHOWING[letters] = _Showing(letters)
+    return table
+
+
+#: The history as a chain ``(earlier chain, play)``: appending a play is one small tuple,
+#: not a copy of the whole history; :attr:`State.history` unrolls it when asked.
+_Log = tuple[Any, Play] | None
+
+
+class State(NamedTuple):
+    """A Knowledge? game: an immutable value.
+
+    ``cards`` are all the game's cards; ``order`` (indices into ``cards``) is the draw order
+    so far, of which the first ``drawn`` have been drawn.  ``round_cards`` are the cards drawn
+    this round (replacements included), ``slots`` the card lying at each marker's card slot,
+    ``abandoned`` this round's cards that could not be resolved.  ``stacks`` lists, for
+    every space holding two or more opponent markers, their colours bottom to top.
+
+    For speed the state is a named tuple (a new one is built in one step) and keeps the
+    markers packed, in :data:`MARKERS` order (team first): ``spaces``, ``crossings`` and
+    ``flags``; :attr:`team` and :attr:`opponents` build the named markers from them when
+    asked.  ``slot_cards`` are the cards at the slots, in the order the markers moved
+    (``moved_this_round``); :attr:`slots` pairs them up.  What stays the same for the whole
+    game (board, cards, seed, ...) is one shared ``game`` value.
+    """
+
+    game: _Game
     order: tuple[int, ...]
     drawn: int
     round: int
     round_cards: tuple[int, ...]
-    slots: Mapping[str, int]
+    #: Every marker's space, in :data:`MARKERS` order (team first).
+    spaces: tuple[int, ...]
+    #: How often each marker has entered or passed the finish, in :data:`MARKERS` order.
+    crossings: tuple[int, ...]
+    #: Whether each marker shows its finish flag, in :data:`MARKERS` order (the team: never).
+    flags: tuple[bool, ...]
+    stacks: Mapping[int, tuple[str, ...]]
     moved_this_round: tuple[str, ...]
+    slot_cards: tuple[int, ...]
     abandoned: tuple[int, ...]
     replacement: int | None
-    team: TeamMarker
-    opponents: tuple[OpponentMarker, ...]
-    stacks: Mapping[int, tuple[str, ...]]
-    triggered_by: str | None = None
-    history: tuple[Play, ...] = ()
-    #: card id -> index into ``cards`` (derived; shared by every state of a game).
-    card_ids: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
+    triggered_by: str | None
+    #: The move records as a chain; read :attr:`history`.
+    log: _Log
+
+    # -- the game's constants
+    @property
+    def variant(self) -> str:
+        return self.game.variant
+
+    @property
+    def seed(self) -> int:
+        return self.game.seed
+
+    @property
+    def board(self) -> Board:
+        return self.game.board
+
+    @property
+    def harder_start(self) -> bool:
+        return self.game.harder_start
+
+    @property
+    def cards(self) -> tuple[QuizCard, ...]:
+        return self.game.cards
+
+    @property
+    def card_ids(self) -> Mapping[str, int]:
+        """card id -> index into ``cards`` (shared by every state of a game)."""
+        return self.game.card_ids
+
+    # -- the named views
+    @property
+    def team(self) -> TeamMarker:
+        return TeamMarker(self.spaces[0], self.crossings[0])
+
+    @property
+    def opponents(self) -> tuple[OpponentMarker, ...]:
+        spaces, crossings, flags, letters = self.spaces, self.crossings, self.flags, self.game.letters
+        return tuple(
+            OpponentMarker(colour, letters[i], spaces[i + 1], crossings[i + 1], flags[i + 1])
+            for i, colour in enumerate(OPPONENTS)
+        )
+
+    @property
+    def slots(self) -> Mapping[str, int]:
+        return MappingProxyType(dict(zip(self.moved_this_round, self.slot_cards, strict=True)))
+
+    @property
+    def history(self) -> tuple[Play, ...]:
+        """Every card played so far, oldest first (the move records)."""
+        plays: list[Play] = []
+        log = self.log
+        while log is not None:
+            log, play = log
+            plays.append(play)
+        plays.reverse()
+        return tuple(plays)
+
+    # -- a value: equal when every part is (the history compared as plays, not as a chain,
+    # which could be deeper than Python compares)
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        return self[:-1] == other[:-1] and self.history == other.history
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __repr__(self) -> str:
+        return f"State(variant={self.variant!r}, seed={self.seed}, round={self.round}, spaces={self.spaces})"
 
     def opponent(self, colour: str) -> OpponentMarker:
         return self.opponents[OPPONENTS.index(colour)]
 
     def space_of(self, marker: str) -> int:
-        return self.team.space if marker == TEAM else self.opponent(marker).space
+        return self.spaces[_MARKER_INDEX[marker]]
 
     def crossings_of(self, marker: str) -> int:
-        return self.team.crossings if marker == TEAM else self.opponent(marker).crossings
+        return self.crossings[_MARKER_INDEX[marker]]
 
     def to_dict(self) -> dict[str, Any]:
         """The state as JSON-ready data (``docs/replay.md``, Knowledge?, State)."""
         ids = [card.id for card in self.cards]
+        slots = self.slots
         return {
             "game": GAME,
             "variant": self.variant,
@@ -355,7 +515,7 @@ class State:
             "drawn": self.drawn,
             "round": self.round,
             "round_cards": [ids[index] for index in self.round_cards],
-            "slots": {marker: ids[self.slots[marker]] for marker in MARKERS if marker in self.slots},
+            "slots": {marker: ids[slots[marker]] for marker in MARKERS if marker in slots},
             "abandoned": [ids[index] for index in self.abandoned],
             "replacement": None if self.replacement is None else ids[self.replacement],
             "markers": self.markers_dict(),
@@ -413,38 +573,42 @@ def _state_from_data(data: Mapping[str, Any]) -> State:
     cards = _parse_cards(data["cards"])
     index = {card.id: i for i, card in enumerate(cards)}
     markers = data["markers"]
-    team = TeamMarker(space=int(markers[TEAM]["space"]), crossings=int(markers[TEAM]["crossings"]))
-    opponents = tuple(
-        OpponentMarker(
-            colour=colour,
-            letter=str(markers[colour]["letter"]),
-            space=int(markers[colour]["space"]),
-            crossings=int(markers[colour]["crossings"]),
-            flag=bool(markers[colour]["flag"]),
-        )
-        for colour in OPPONENTS
-    )
+    moved = tuple(data["moved_this_round"])
+    slots = data["slots"]
+    for marker in moved:
+        if marker not in MARKERS or marker not in slots:
+            raise ValueError(f"Not a Knowledge? state: {marker!r} moved without a card in its slot.")
+    if set(slots) != set(moved):
+        raise ValueError("Not a Knowledge? state: a card lies at the slot of a marker that has not moved.")
     replacement = data["replacement"]
+    history: _Log = None
+    for play in data["history"]:
+        history = (history, Play.from_dict(play))
+    game = _game(
+        variant,
+        int(data["seed"]),
+        board_from_dict(data["board"]),
+        bool(data["harder_start"]),
+        cards,
+        tuple(str(markers[colour]["letter"]) for colour in OPPONENTS),
+        MappingProxyType(index),
+    )
     state = State(
-        variant=variant,
-        seed=int(data["seed"]),
-        board=board_from_dict(data["board"]),
-        harder_start=bool(data["harder_start"]),
-        cards=cards,
-        order=tuple(index[card_id] for card_id in data["order"]),
-        drawn=int(data["drawn"]),
-        round=int(data["round"]),
-        round_cards=tuple(index[card_id] for card_id in data["round_cards"]),
-        slots=MappingProxyType({marker: index[card_id] for marker, card_id in data["slots"].items()}),
-        moved_this_round=tuple(data["moved_this_round"]),
-        abandoned=tuple(index[card_id] for card_id in data["abandoned"]),
-        replacement=None if replacement is None else index[replacement],
-        team=team,
-        opponents=opponents,
-        stacks=MappingProxyType({int(space): tuple(colours) for space, colours in data["stacks"].items()}),
-        triggered_by=data["triggered_by"],
-        history=tuple(Play.from_dict(play) for play in data["history"]),
-        card_ids=MappingProxyType(index),
+        game,
+        tuple(index[card_id] for card_id in data["order"]),
+        int(data["drawn"]),
+        int(data["round"]),
+        tuple(index[card_id] for card_id in data["round_cards"]),
+        tuple(int(markers[marker]["space"]) for marker in MARKERS),
+        tuple(int(markers[marker]["crossings"]) for marker in MARKERS),
+        (False, *(bool(markers[colour]["flag"]) for colour in OPPONENTS)),
+        MappingProxyType({int(space): tuple(colours) for space, colours in data["stacks"].items()}),
+        moved,
+        tuple(index[slots[marker]] for marker in moved),
+        tuple(index[card_id] for card_id in data["abandoned"]),
+        None if replacement is None else index[replacement],
+        data["triggered_by"],
+        history,
     )
     _check_consistent(state)
     return state
@@ -692,24 +856,23 @@ def deal(
     if harder_start and board.opponent_start_hard is None:
         raise InvalidSetup("'harder_start' needs a board with an 'opponent_start_hard' space.")
     markers, bottom_to_top = opponents or _place_opponents(board, seed, hard=harder_start)
+    game = _game(variant, seed, board, harder_start, cards, tuple(m.letter for m in markers))
     state = State(
-        variant=variant,
-        seed=seed,
-        board=board,
-        harder_start=harder_start,
-        cards=cards,
-        order=tuple(range(len(cards))),
-        drawn=0,
-        round=0,
-        round_cards=(),
-        slots=_NO_SLOTS,
-        moved_this_round=(),
-        abandoned=(),
-        replacement=None,
-        team=TeamMarker(space=board.finish if team_space is None else team_space),
-        opponents=markers,
-        stacks=_stacks_from(markers, bottom_to_top),
-        card_ids=_card_ids(cards),
+        game,
+        tuple(range(len(cards))),
+        0,
+        0,
+        (),
+        (board.finish if team_space is None else team_space, *(m.space for m in markers)),
+        (0,) * len(MARKERS),
+        (False,) * len(MARKERS),
+        _stacks_from(markers, bottom_to_top),
+        (),
+        (),
+        (),
+        None,
+        None,
+        None,
     )
     return _prepare_round(state)
 
@@ -718,23 +881,15 @@ def _card_ids(cards: tuple[QuizCard, ...]) -> Mapping[str, int]:
     return MappingProxyType({card.id: index for index, card in enumerate(cards)})
 
 
-def _evolve(state: State, **changes: Any) -> State:
-    """``dataclasses.replace`` without re-running ``__init__``: the one copy an action makes.
-
-    The state stays immutable to everyone outside this module; building the new one field
-    by field is where most of the time of a simulated game used to go.
-    """
-    new = _new_state(State)
-    fields = state.__dict__.copy()
-    fields.update(changes)
-    _set_attribute(new, "__dict__", fields)
-    return new
-
-
-_new_state = object.__new__
-_set_attribute = object.__setattr__
+#: Builds a named tuple (Movement, Play, State) from its items without the keyword checks of
+#: its generated __new__: the hot path knows the fields are in order.
 _tuple_new = tuple.__new__
-_NO_SLOTS: Mapping[str, int] = MappingProxyType({})
+
+
+def _evolve(state: State, **changes: Any) -> State:
+    """A copy of ``state`` with some parts changed, by name: for the rare steps (drawing a
+    replacement, an abandoned card); :func:`assign` builds its state in one step."""
+    return state._replace(**changes)
 
 
 def _draw(state: State) -> tuple[State, int] | None:
@@ -756,33 +911,18 @@ def _draw(state: State) -> tuple[State, int] | None:
 def _prepare_round(state: State) -> State:
     """1: Prepare the Round: "Draw 6 random cards from the box"; the card slots are empty."""
     drawn, order = state.drawn, state.order
-    if drawn + CARDS_PER_ROUND <= len(order):
-        round_cards = order[drawn : drawn + CARDS_PER_ROUND]
-        return _evolve(
-            state,
-            round=state.round + 1,
-            round_cards=round_cards,
-            drawn=drawn + CARDS_PER_ROUND,
-            slots=_NO_SLOTS,
-            moved_this_round=(),
-            abandoned=(),
-            replacement=None,
-        )
-    state = _evolve(
-        state,
-        round=state.round + 1,
-        round_cards=(),
-        slots=_NO_SLOTS,
-        moved_this_round=(),
-        abandoned=(),
-        replacement=None,
-    )
-    for _ in range(CARDS_PER_ROUND):
-        more = _draw(state)
-        # A game has at least 6 cards and every earlier card is set aside: a round can be drawn.
-        assert more is not None
-        state = more[0]
-    return state
+    if drawn + CARDS_PER_ROUND > len(order):
+        # The order runs out: the cards left in it are drawn first, then the cards set aside
+        # (every card but those) are shuffled in, as players would refill the box (_draw).
+        left = set(order[drawn:])
+        rest = [index for index in range(len(state.cards)) if index not in left]
+        rng_for(state.seed, "reshuffle", len(order)).shuffle(rest)
+        order = (*order, *rest)
+    return _tuple_new(State, (
+        state.game, order, drawn + CARDS_PER_ROUND, state.round + 1,
+        order[drawn : drawn + CARDS_PER_ROUND], state.spaces, state.crossings, state.flags,
+        state.stacks, (), (), (), None, state.triggered_by, state.log,
+    ))  # fmt: skip
 
 
 # --- reading the board ------------------------------------------------------------------------
@@ -799,36 +939,9 @@ def progress(state: State, marker: str) -> int:
     return state.crossings_of(marker) * state.board.length + state.board.past_finish(state.space_of(marker))
 
 
-def _tops(state: State, without: str) -> dict[int, OpponentMarker]:
-    """The opponent marker on top of each occupied space once ``without`` is taken off."""
-    stacks = state.stacks
-    if not stacks:
-        return {marker.space: marker for marker in state.opponents if marker.colour != without}
-    tops: dict[int, OpponentMarker] = {}
-    for marker in state.opponents:
-        if marker.colour != without and marker.space not in stacks:
-            tops[marker.space] = marker
-    for space, stack in stacks.items():
-        for colour in reversed(stack):
-            if colour != without:
-                tops[space] = state.opponents[_OPPONENT_INDEX[colour]]
-                break
-    return tops
-
-
-_OPPONENT_INDEX: Mapping[str, int] = MappingProxyType({colour: i for i, colour in enumerate(OPPONENTS)})
-_MASKS: dict[tuple[str, ...], int] = {}
-#: What an opponent marker shows, as bits: its colour and its letter.
-_SHOWS: Mapping[tuple[str, str], int] = MappingProxyType(
-    {(colour, letter): SYMBOL_BITS[colour] | SYMBOL_BITS[letter] for colour in COLOURS for letter in LETTERS}
-)
-
-
-def _options_mask(options: tuple[str, ...]) -> int:
-    mask = _MASKS.get(options)
-    if mask is None:
-        mask = _MASKS[options] = symbol_mask(options)
-    return mask
+_MARKER_INDEX: Mapping[str, int] = MappingProxyType({marker: i for i, marker in enumerate(MARKERS)})
+#: The opponents' positions in :data:`MARKERS` (1 to 5).
+_OPPONENT_NUMBERS: tuple[int, ...] = tuple(range(1, len(MARKERS)))
 
 
 def movement(state: State, marker: str, card: QuizCard) -> Movement | None:
@@ -838,76 +951,96 @@ def movement(state: State, marker: str, card: QuizCard) -> Movement | None:
     >>> movement(state, "team", QuizCard("x", "number", 3))
     Movement(to=3, steps=3, skipped_team=False, matched=None, on_marker=None)
     """
-    board = state.board
+    return _movement(state, _MARKER_INDEX[marker], card)
+
+
+def _movement(state: State, who: int, card: QuizCard) -> Movement | None:
+    """:func:`movement` for the marker at position ``who`` of :data:`MARKERS` (0: the team)."""
+    game = state.game
+    board = game.board
     length = board.length
-    origin = state.team.space if marker == TEAM else state.opponents[_OPPONENT_INDEX[marker]].space
-    answer = card.answer
-    if isinstance(answer, int):
+    spaces = state.spaces
+    origin = spaces[who]
+    team_space = spaces[0]
+    number = card.number
+    if number >= 0:
         # Number cards: "the exact number of spaces ... You may not forgo any steps."
-        to = (origin + answer) % length
-        if marker != TEAM and answer > 0 and to == state.team.space:
+        to = (origin + number) % length
+        if who and number and to == team_space:
             # "If an opponent lands on the space of your team marker with its last step, it
             # skips this space and moves on to the next available space."
-            return _tuple_new(Movement, ((to + 1) % length, answer + 1, True, None, None))
-        return _tuple_new(Movement, (to, answer, False, None, None))
+            return _tuple_new(Movement, ((to + 1) % length, number + 1, True, None, None))
+        return _tuple_new(Movement, (to, number, False, None, None))
     # Letter / colour cards: "the nearest possible space that shows this letter"; with
     # several options "the nearest available space that matches one of the options".
-    # The printed spaces come from the board's table; only the at most six occupied spaces
-    # can change the answer: a marker on top shows its own colour and letter, and for an
-    # opponent the team's space is unavailable.
-    wanted = _MASKS.get(answer) or _options_mask(answer)
-    shows = _SHOWS
-    team_space = state.team.space
-    # What each occupied space shows (0: unavailable), and the nearest one showing an option.
-    covered: dict[int, int] = {}
-    best = length
-    best_marker: OpponentMarker | None = None
+    # A space shows the top opponent marker on it if there is one (its colour and letter),
+    # else what is printed; for an opponent the team's space is unavailable.  The moving
+    # marker is taken off first, and never reaches its own space (1 to length - 1 steps).
+    wanted = card.mask
     stacks = state.stacks
-    for top in state.opponents if not stacks else _tops(state, marker).values():
-        if top.colour == marker:
+    best, best_marker = length, 0
+    # 1. The opponent markers showing an option (at most two for a single option; the
+    # game's table lists them), if they lie on top and their space is available.
+    for other in game.showing[wanted]:
+        if other == who:
             continue
-        space = top.space
-        shown = covered[space] = shows[top.colour, top.letter]
-        if shown & wanted and (marker == TEAM or space != team_space):
-            steps = (space - origin) % length
-            if 0 < steps < best:
-                best, best_marker = steps, top
-    skipped_team, team_steps = False, 0
-    if marker != TEAM:
-        skipped_team = bool(covered.get(team_space, board.masks[team_space]) & wanted)
-        team_steps = (team_space - origin) % length
-        covered[team_space] = 0
-    table = board.nearest(wanted)
-    travelled, at = 0, origin
-    while True:
-        travelled += table[at]
-        if travelled >= best:
-            break
+        space = spaces[other]
+        if who and space == team_space:
+            continue
+        if stacks and space in stacks:
+            pile = stacks[space]
+            top = pile[-1] if pile[-1] != MARKERS[who] else pile[-2]
+            if top != MARKERS[other]:
+                continue
+        steps = (space - origin) % length
+        if 0 < steps < best:
+            best, best_marker = steps, other
+    # 2. The nearest printed space showing an option that no marker covers, nearer than
+    # that: the board's table gives the next printed match from any space, and only the
+    # (at most six) occupied spaces make the walk go on.
+    table = board.tables[wanted]
+    travelled = table[origin]
+    while travelled < best:
         at = (origin + travelled) % length
-        if at not in covered:
-            best, best_marker = travelled, None
+        if at not in spaces:
+            best, best_marker = travelled, 0
             break
+        travelled += table[at]
     if best >= length:
         return None
-    if skipped_team:
-        skipped_team = 0 < team_steps < best
     to = (origin + best) % length
-    if best_marker is not None:
-        matched = _matched(answer, best_marker.colour, best_marker.letter)
-        return _tuple_new(Movement, (to, best, skipped_team, matched, best_marker.colour))
+    # "skipping the team marker": the team's space, passed over, would have shown an option.
+    skipped_team = False
+    if who and 0 < (team_space - origin) % length < best:
+        skipped_team = bool(_shown_under_team(state, who) & wanted)
+    answer = card.answer
+    assert not isinstance(answer, int)
+    if best_marker:
+        colour = OPPONENTS[best_marker - 1]
+        matched = _matched(answer, colour, game.letters[best_marker - 1])
+        return _tuple_new(Movement, (to, best, skipped_team, matched, colour))
     printed = board.spaces[to]
     assert printed is not None
     matched = _matched(answer, printed.colour, printed.letter)
     return _tuple_new(Movement, (to, best, skipped_team, matched, None))
 
 
+def _shown_under_team(state: State, without: int) -> int:
+    """What the team's space would show (as bits) were the team marker not on it: the top
+    opponent marker there, other than ``without``, else the printed space."""
+    team_space = state.spaces[0]
+    pile = state.stacks.get(team_space)
+    if pile is None:
+        pile = tuple(MARKERS[i] for i in _OPPONENT_NUMBERS if state.spaces[i] == team_space)
+    for colour in reversed(pile):
+        if colour != MARKERS[without]:
+            index = OPPONENTS.index(colour)
+            return SYMBOL_BITS[colour] | SYMBOL_BITS[state.game.letters[index]]
+    return state.board.masks[team_space]
+
+
 def _matched(options: tuple[str, ...], colour: str, letter: str) -> str:
     return colour if colour in options else letter
-
-
-def _crosses_finish(state: State, origin: int, steps: int) -> bool:
-    """Whether the finish lies within the spaces entered or passed: 1..steps ahead."""
-    return 1 <= (state.board.finish - origin) % state.board.length <= steps
 
 
 def is_terminal(state: State) -> bool:
@@ -962,7 +1095,7 @@ def _result_word(state: State) -> str | None:
 
 
 def _unplayed(state: State) -> list[int]:
-    done = set(state.slots.values()) | set(state.abandoned)
+    done = set(state.slot_cards) | set(state.abandoned)
     return [index for index in state.round_cards if index not in done]
 
 
@@ -1054,7 +1187,7 @@ def apply_action(state: State, player: str | None, action: Mapping[str, Any]) ->
         except ValueError as error:
             raise InvalidAction(str(error)) from None
     _check_assign(state, index, marker)
-    return _assign(state, index, marker, acting, guess)
+    return assign(state, index, marker, player=acting, guess=guess)
 
 
 def assign(
@@ -1068,22 +1201,99 @@ def assign(
     >>> assign(state, 0, "team") == apply_action(state, None, action)
     True
     """
-    if marker not in _MARKER_SET or not 0 <= card < len(state.cards):
+    if marker not in _MARKER_INDEX or not 0 <= card < len(state.game.cards):
         raise InvalidAction(f"Assign one of the game's cards to one of {', '.join(MARKERS)}.")
-    moved, slots, abandoned = state.moved_this_round, state.slots, state.abandoned
-    if state.replacement is not None:
-        fine = card == state.replacement
-    elif state.variant == "basic":
-        played = len(slots) + len(abandoned)
-        fine = played < len(state.round_cards) and state.round_cards[played] == card
+    # The common case answered in a few comparisons; anything else goes to _check_assign,
+    # which finds the rule broken and says which.
+    moved, abandoned, replacement = state.moved_this_round, state.abandoned, state.replacement
+    if replacement is not None:
+        fine = card == replacement
+    elif state.game.variant == "basic":
+        played = len(moved) + len(abandoned)
+        round_cards = state.round_cards
+        fine = played < len(round_cards) and round_cards[played] == card
     else:
-        fine = card in state.round_cards and card not in slots.values() and card not in abandoned
+        fine = card in state.round_cards and card not in state.slot_cards and card not in abandoned
     if not fine or marker in moved or (state.triggered_by is not None and len(moved) == CARDS_PER_ROUND):
         _check_assign(state, card, marker)  # raises, saying why
-    return _assign(state, card, marker, player, guess)
-
-
-_MARKER_SET = frozenset(MARKERS)
+    # Reading and Resolving a Card: place it at the marker's card slot, turn it over, move.
+    # The next state is built in one step (markers, stacks, slot, history, and the next
+    # round after the sixth card): the speed of a simulated game is made here, so only the
+    # marker that moves is touched and the records are built without keyword checks.
+    index = card
+    game = state.game
+    quiz = game.cards[index]
+    who = _MARKER_INDEX[marker]
+    move = _movement(state, who, quiz)
+    spaces = state.spaces
+    origin = spaces[who]
+    if move is None:
+        record = Play(
+            state.round, quiz.id, quiz.category, quiz.answer, marker, player, guess,
+            _guess_correct(quiz, guess), ABANDONED, origin, origin, 0,
+        )  # fmt: skip
+        return _abandon(state, index, marker, record)
+    to, steps = move[0], move[1]
+    board = game.board
+    finish = board.finish
+    # Entering the finish counts, starting on it does not: it lies 1..steps ahead.
+    crossed = steps > 0 and finish != origin and (finish - origin) % board.length <= steps
+    crossings, flags, stacks = state.crossings, state.flags, state.stacks
+    from_stack = flag_turned = False
+    onto: tuple[str, ...] = ()
+    if steps:
+        if who:
+            # "If the opponent marker you want to move lies below other markers, take it from
+            # the stack"; landing where others are, "place it on top of the stack".
+            if not stacks:
+                # The common case, single markers only (_restack's first case, inline).
+                if to in spaces:
+                    colour = MARKERS[spaces.index(to)]
+                    stacks, onto = MappingProxyType({to: (colour, marker)}), (colour,)
+            else:
+                stacks, from_stack, onto = _restack(state, who, origin, to)
+            # "enters or passes the finish space for the first time, you immediately turn its
+            # marker over to its back side (the side with the finish flag)".
+            if crossed and not flags[who]:
+                flag_turned = True
+                changed = list(flags)
+                changed[who] = True
+                flags = tuple(changed)
+        elif to in stacks:
+            onto = stacks[to]
+        elif to in spaces:
+            # The team lies on top of whatever is there: outside a stack, one opponent.
+            onto = (MARKERS[spaces.index(to)],)
+        # One item of a small tuple changed: a list copy is the quickest way in CPython.
+        moved_to = list(spaces)
+        moved_to[who] = to
+        spaces = tuple(moved_to)
+        if crossed:
+            counted = list(crossings)
+            counted[who] += 1
+            crossings = tuple(counted)
+    triggered_by = state.triggered_by
+    if crossed and crossings[who] == CROSSINGS_TO_END and triggered_by is None:
+        triggered_by = marker
+    # tuple.__new__ builds the named tuples without their keyword-checking __new__ (hot path).
+    record = _tuple_new(Play, (
+        state.round, quiz.id, quiz.category, quiz.answer, marker, player, guess,
+        None if guess is None else _guess_correct(quiz, guess), MOVED, origin, to, steps, crossed,
+        move[2], move[3], move[4], from_stack, onto, flag_turned,
+    ))  # fmt: skip
+    moved = moved + (marker,)
+    abandoned = state.abandoned
+    if abandoned:
+        abandoned = tuple(i for i in abandoned if i != index)
+    state = _tuple_new(State, (
+        game, state.order, state.drawn, state.round, state.round_cards, spaces, crossings,
+        flags, stacks, moved, state.slot_cards + (index,), abandoned, None, triggered_by,
+        (state.log, record),
+    ))  # fmt: skip
+    if len(moved) < CARDS_PER_ROUND or triggered_by is not None:
+        # The game is over once the round that triggered the end is complete.
+        return state
+    return _prepare_round(state)
 
 
 def _check_assign(state: State, index: int, marker: str) -> None:
@@ -1092,7 +1302,7 @@ def _check_assign(state: State, index: int, marker: str) -> None:
         raise IllegalAction("The game is over.")
     if index not in state.round_cards:
         raise IllegalAction(f"Card {card_id!r} is not one of the cards of round {state.round}.")
-    if index in state.slots.values() or index in state.abandoned:
+    if index in state.slot_cards or index in state.abandoned:
         raise IllegalAction(f"Card {card_id!r} has already been played this round.")
     if state.replacement is not None and index != state.replacement:
         replacement = state.cards[state.replacement].id
@@ -1121,98 +1331,19 @@ def _guess_correct(card: QuizCard, guess: Answer | None) -> bool | None:
     return set(guess) <= set(card.answer)
 
 
-def _assign(state: State, index: int, marker: str, player: str | None, guess: Answer | None) -> State:
-    """Reading and Resolving a Card: place it at the marker's card slot, turn it over, move.
-
-    Builds the next state in one go (markers, stacks, slot, history, and the next round
-    when this was the sixth card): the speed of a simulated game is made here.
-    """
-    card = state.cards[index]
-    move = movement(state, marker, card)
-    origin = state.team.space if marker == TEAM else state.opponents[_OPPONENT_INDEX[marker]].space
-    if move is None:
-        record = Play(
-            state.round, card.id, card.category, card.answer, marker, player, guess,
-            _guess_correct(card, guess), ABANDONED, origin, origin, 0,
-        )  # fmt: skip
-        return _abandon(state, index, marker, record)
-    to, steps = move.to, move.steps
-    board = state.board
-    length = board.length
-    # Entering the finish counts, starting on it does not: it lies 1..steps ahead.
-    crossed = steps > 0 and board.finish != origin and (board.finish - origin) % length <= steps
-    team, opponents, stacks = state.team, state.opponents, state.stacks
-    from_stack, flag_turned = False, False
-    onto: tuple[str, ...] = ()
-    if marker == TEAM:
-        crossings = team.crossings + crossed
-        team = _tuple_new(TeamMarker, (to, crossings))
-        if steps == 0:
-            onto = ()
-        elif to in stacks:
-            onto = stacks[to]
-        else:
-            onto = tuple(m.colour for m in opponents if m.space == to)
-    else:
-        position = _OPPONENT_INDEX[marker]
-        mover = opponents[position]
-        crossings = mover.crossings + crossed
-        if steps > 0:
-            # "If the opponent marker you want to move lies below other markers, take it from
-            # the stack"; landing where others are, "place it on top of the stack".
-            stacks, from_stack, onto = _restack(state, marker, origin, to)
-            # "enters or passes the finish space for the first time, you immediately turn its
-            # marker over to its back side (the side with the finish flag)".
-            flag_turned = crossed and not mover.flag
-            flag = mover.flag or crossed
-            moved = _tuple_new(OpponentMarker, (mover.colour, mover.letter, to, crossings, flag))
-            changed = list(opponents)
-            changed[position] = moved
-            opponents = tuple(changed)
-    triggered_by = state.triggered_by
-    if crossed and crossings == CROSSINGS_TO_END and triggered_by is None:
-        triggered_by = marker
-    # tuple.__new__ builds the named tuples without their keyword-checking __new__ (hot path).
-    record = _tuple_new(Play, (
-        state.round, card.id, card.category, card.answer, marker, player, guess,
-        None if guess is None else _guess_correct(card, guess), MOVED, origin, to, steps, crossed,
-        move.skipped_team, move.matched, move.on_marker, from_stack, onto, flag_turned,
-    ))  # fmt: skip
-    slots = state.slots.copy()  # type: ignore[attr-defined]  # a MappingProxyType of a dict
-    slots[marker] = index
-    moved_this_round = (*state.moved_this_round, marker)
-    abandoned = state.abandoned
-    if abandoned:
-        abandoned = tuple(i for i in abandoned if i != index)
-    state = _evolve(
-        state,
-        team=team,
-        opponents=opponents,
-        stacks=stacks,
-        triggered_by=triggered_by,
-        slots=MappingProxyType(slots),
-        moved_this_round=moved_this_round,
-        replacement=None,
-        abandoned=abandoned,
-        history=(*state.history, record),
-    )
-    if len(moved_this_round) < CARDS_PER_ROUND or triggered_by is not None:
-        # The game is over once the round that triggered the end is complete.
-        return state
-    return _prepare_round(state)
-
-
 def _restack(
-    state: State, marker: str, origin: int, to: int
+    state: State, who: int, origin: int, to: int
 ) -> tuple[Mapping[int, tuple[str, ...]], bool, tuple[str, ...]]:
-    """The stacks after ``marker`` leaves ``origin`` alone and lies on top at ``to``; whether
-    it came from under other markers, and what it now lies on (bottom to top)."""
-    stacks = state.stacks
+    """The stacks after opponent ``who`` leaves ``origin`` alone and lies on top at ``to``;
+    whether it came from under other markers, and what it now lies on (bottom to top)."""
+    stacks, spaces = state.stacks, state.spaces
+    marker = MARKERS[who]
     if not stacks:
-        # The common case: single markers only.
-        for other in state.opponents:
-            if other.space == to and other.colour != marker:
-                return MappingProxyType({to: (other.colour, marker)}), False, (other.colour,)
+        # The common case: single markers only.  An opponent never lands on the team's
+        # space and ``to`` is not its own, so any marker found there is one opponent.
+        if to in spaces:
+            colour = MARKERS[spaces.index(to)]
+            return MappingProxyType({to: (colour, marker)}), False, (colour,)
         return stacks, False, ()
     changed = dict(stacks)
     from_stack = False
@@ -1226,7 +1357,8 @@ def _restack(
             del changed[origin]
     below = stacks.get(to)
     if below is None:
-        below = tuple(m.colour for m in state.opponents if m.space == to and m.colour != marker)
+        # Not a stack: at most one opponent lies there (never the team, never the mover).
+        below = (MARKERS[spaces.index(to)],) if to in spaces else ()
     if below:
         changed[to] = (*below, marker)
     return MappingProxyType(changed), from_stack, below
@@ -1241,18 +1373,18 @@ def _abandon(state: State, index: int, marker: str, record: Play) -> State:
         # No card left to replace it: the marker stays where it is and has had its turn.
         return _slot(state, index, marker, record._replace(movement=STAYS))
     state, replacement = drawn
-    return _evolve(state, replacement=replacement, history=(*state.history, record))
+    return _evolve(state, replacement=replacement, log=(state.log, record))
 
 
 def _slot(state: State, index: int, marker: str, record: Play) -> State:
     """The card lies at the marker's slot; after the sixth, 3: Complete the Round."""
     state = _evolve(
         state,
-        slots=MappingProxyType({**state.slots, marker: index}),
         moved_this_round=(*state.moved_this_round, marker),
+        slot_cards=(*state.slot_cards, index),
         replacement=None,
         abandoned=tuple(i for i in state.abandoned if i != index),
-        history=(*state.history, record),
+        log=(state.log, record),
     )
     if len(state.moved_this_round) < CARDS_PER_ROUND or state.triggered_by is not None:
         return state

@@ -41,6 +41,7 @@ __all__ = [
     "MAX_SPACES",
     "MIN_SPACES",
     "Board",
+    "NearestTables",
     "Space",
     "SYMBOL_BITS",
     "board_from_dict",
@@ -90,7 +91,32 @@ def symbol_mask(options: tuple[str, ...] | list[str] | set[str]) -> int:
     return mask
 
 
-_TABLES: dict[tuple[int, ...], dict[int, tuple[int, ...]]] = {}
+class NearestTables(dict[int, tuple[int, ...]]):
+    """A board's tables of :meth:`Board.nearest`, one per set of options (as bits), each
+    worked out the first time it is asked for: ``tables[mask][space]``."""
+
+    __slots__ = ("masks",)
+
+    def __init__(self, masks: tuple[int, ...]) -> None:
+        super().__init__()
+        self.masks = masks
+
+    def __missing__(self, mask: int) -> tuple[int, ...]:
+        masks = self.masks
+        length = len(masks)
+        found = []
+        for origin in range(length):
+            for steps in range(1, length):
+                if masks[(origin + steps) % length] & mask:
+                    break
+            else:
+                steps = length
+            found.append(steps)
+        table = self[mask] = tuple(found)
+        return table
+
+
+_TABLES: dict[tuple[int, ...], NearestTables] = {}
 _TABLES_KEPT = 64
 
 
@@ -100,7 +126,8 @@ class Board:
 
     For speed the board keeps, beside its spaces, each space's printed colour and letter
     as bits (``masks``) and, per set of options, how far the nearest printed space showing
-    one of them lies from every space (:meth:`nearest`, computed once per board).
+    one of them lies from every space (``tables``, see :meth:`nearest`; computed once per
+    board and set of options: a lookup in the engine's hot path).
     """
 
     spaces: tuple[Space | None, ...]
@@ -109,7 +136,7 @@ class Board:
     opponent_start_hard: int | None = None
     masks: tuple[int, ...] = field(init=False, repr=False, compare=False)
     length: int = field(init=False, repr=False, compare=False)
-    _nearest: dict[int, tuple[int, ...]] = field(init=False, repr=False, compare=False)
+    tables: Mapping[int, tuple[int, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         masks = tuple(
@@ -121,29 +148,21 @@ class Board:
         # Boards with the same spaces share their tables (a simulation deals many games).
         if len(_TABLES) > _TABLES_KEPT:
             _TABLES.clear()
-        object.__setattr__(self, "_nearest", _TABLES.setdefault(masks, {}))
+        tables = _TABLES.get(masks)
+        if tables is None:
+            tables = _TABLES[masks] = NearestTables(masks)
+        object.__setattr__(self, "tables", tables)
 
     def nearest(self, mask: int) -> tuple[int, ...]:
         """For every space, the steps (1 to length - 1) to the nearest printed space ahead
-        showing one of the options in ``mask``; ``length`` where none does.
+        showing one of the options in ``mask``; ``length`` where none does
+        (``self.tables[mask]``).
 
         >>> board = board_from_dict(DEFAULT_BOARD)
         >>> board.nearest(SYMBOL_BITS["E"])[0], board.spaces[3]
         (3, Space(colour='red', letter='E'))
         """
-        table = self._nearest.get(mask)
-        if table is None:
-            length, masks = self.length, self.masks
-            found = []
-            for origin in range(length):
-                for steps in range(1, length):
-                    if masks[(origin + steps) % length] & mask:
-                        break
-                else:
-                    steps = length
-                found.append(steps)
-            table = self._nearest[mask] = tuple(found)
-        return table
+        return self.tables[mask]
 
     def ahead(self, space: int, steps: int) -> int:
         """The space ``steps`` clockwise from ``space``.

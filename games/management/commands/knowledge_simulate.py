@@ -81,18 +81,37 @@ class Figures:
 
 Belief = tuple[bool, int]  # (a number card?, the steps, or the options' bits)
 
+#: The bits of each single letter and colour, for a guess.
+_GUESS_BITS = {
+    "letter": tuple(symbol_mask((letter,)) for letter in LETTERS),
+    "colour": tuple(symbol_mask((colour,)) for colour in COLOURS),
+}
+
 
 def _belief(card: knowledge.QuizCard, rng: random.Random, knows: float) -> Belief:
-    """What the team thinks the back says: right with probability ``knows``, else a guess."""
-    answer: int | tuple[str, ...] = card.answer
+    """What the team thinks the back says: right with probability ``knows``, else a guess.
+
+    Read from the card's parsed answer (``number``, ``mask``): no parsing in the game loop.
+    """
     if rng.random() >= knows:
         if card.category == "number":
-            answer = rng.randrange(6)
-        else:
-            answer = (rng.choice(LETTERS if card.category == "letter" else COLOURS),)
-    if isinstance(answer, int):
-        return True, answer
-    return False, symbol_mask(answer)
+            return True, rng.randrange(6)
+        return False, rng.choice(_GUESS_BITS[card.category])
+    if card.number >= 0:
+        return True, card.number
+    return False, card.mask
+
+
+#: The markers that have not moved, by what has (positions in ``MARKERS``): a round has
+#: at most 64 such sets, so they are worked out once.
+_FREE: dict[tuple[str, ...], tuple[int, ...]] = {}
+
+
+def _free(moved: tuple[str, ...]) -> tuple[int, ...]:
+    free = _FREE.get(moved)
+    if free is None:
+        free = _FREE[moved] = tuple(i for i, marker in enumerate(MARKERS) if marker not in moved)
+    return free
 
 
 def choose(state: knowledge.State, beliefs: dict[int, Belief], playable: Sequence[int]) -> tuple[int, str]:
@@ -102,42 +121,65 @@ def choose(state: knowledge.State, beliefs: dict[int, Belief], playable: Sequenc
     the nearest printed space showing the option (the board's table; markers ignored).
     Long moves go to the team, short ones to the opponents, the most dangerous first: those
     showing their flag or less than 6 spaces behind the team weigh more.
+
+    It reads the state's packed markers (``spaces``, ``crossings``, ``flags``, team first),
+    since it runs once for every card of every simulated game.
     """
-    moved = state.moved_this_round
-    free = [marker for marker in MARKERS if marker not in moved]
+    free = _free(state.moved_this_round)
     if len(free) == 1 and len(playable) == 1:
-        return playable[0], free[0]
-    board = state.board
+        return playable[0], MARKERS[free[0]]
+    board = state.game.board
     length, finish = board.length, board.finish
-    team = state.team
-    team_progress = team.crossings * length + (team.space - finish) % length
-    spaces = {TEAM: team.space}
-    weights = {TEAM: 1.0}
-    for opponent in state.opponents:
-        if opponent.colour not in moved:
-            spaces[opponent.colour] = opponent.space
-            ahead = opponent.crossings * length + (opponent.space - finish) % length - team_progress
-            weights[opponent.colour] = 1.0 + (0.5 if opponent.flag else 0.0) + (0.5 if ahead > -6 else 0.0)
+    spaces, crossings, flags = state.spaces, state.crossings, state.flags
+    team_progress = crossings[0] * length + (spaces[0] - finish) % length
+    # A move is worth (AVERAGE_MOVE - steps) x weight: the team's weight is -1 (long moves
+    # are good), an opponent's 1, + 0.5 showing its flag, + 0.5 when less than 6 behind.
+    close = team_progress - 6
+    if len(playable) == 1:
+        # The basic game (and a replacement): one card, each free marker weighed once.
+        card = playable[0]
+        number, value = beliefs[card]
+        table = None if number else board.tables[value]
+        best_value, best_marker = -1e9, free[0]
+        for who in free:
+            steps = value if table is None else table[spaces[who]]
+            if who == 0:
+                worth = steps - AVERAGE_MOVE
+            else:
+                weight = 1.5 if flags[who] else 1.0
+                if crossings[who] * length + (spaces[who] - finish) % length > close:
+                    weight += 0.5
+                worth = (AVERAGE_MOVE - steps) * weight
+            if worth > best_value:
+                best_value, best_marker = worth, who
+        return card, MARKERS[best_marker]
+    weights = [
+        -1.0
+        if who == 0
+        else (1.5 if flags[who] else 1.0)
+        + (0.5 if crossings[who] * length + (spaces[who] - finish) % length > close else 0.0)
+        for who in free
+    ]
     best_value = -1e9
     best = (playable[0], free[0])
     for card in playable:
         number, value = beliefs[card]
-        table = None if number else board.nearest(value)
-        for marker in free:
-            steps = value if table is None else table[spaces[marker]]
-            worth = steps - AVERAGE_MOVE if marker == TEAM else (AVERAGE_MOVE - steps) * weights[marker]
+        table = None if number else board.tables[value]
+        for who, weight in zip(free, weights, strict=True):
+            worth = (AVERAGE_MOVE - (value if table is None else table[spaces[who]])) * weight
             if worth > best_value:
-                best_value, best = worth, (card, marker)
-    return best
+                best_value, best = worth, (card, who)
+    return best[0], MARKERS[best[1]]
 
 
 def _playable(state: knowledge.State) -> list[int]:
-    if state.replacement is not None:
-        return [state.replacement]
-    if state.variant == "basic":
+    replacement = state.replacement
+    if replacement is not None:
+        return [replacement]
+    if state.game.variant == "basic":
         # Cards are played in draw order: the next one follows those played.
-        return [state.round_cards[len(state.slots) + len(state.abandoned)]]
-    done = set(state.slots.values())
+        return [state.round_cards[len(state.moved_this_round) + len(state.abandoned)]]
+    done = set(state.slot_cards)
     done.update(state.abandoned)
     return [card for card in state.round_cards if card not in done]
 
@@ -158,20 +200,24 @@ def play_game(
     rng.shuffle(order)
     state = knowledge.deal(board, tuple(order), seed=seed, variant=variant, harder_start=harder_start)
     beliefs: dict[int, Belief] = {}
-    while not knowledge.is_terminal(state):
+    is_terminal, assign = knowledge.is_terminal, knowledge.assign
+    while not is_terminal(state):
         if state.round > MAX_ROUNDS:
             raise RuntimeError(f"game {seed} did not end")
         playable = _playable(state)
         if strategy == "random":
-            free = [marker for marker in MARKERS if marker not in state.moved_this_round]
-            card, marker = playable[int(rng.random() * len(playable))], free[int(rng.random() * len(free))]
+            free = _free(state.moved_this_round)
+            card, marker = (
+                playable[int(rng.random() * len(playable))],
+                MARKERS[free[int(rng.random() * len(free))]],
+            )
         else:
             for index in playable:
                 if index not in beliefs:
-                    beliefs[index] = _belief(state.cards[index], rng, knows)
+                    beliefs[index] = _belief(order[index], rng, knows)
             card, marker = choose(state, beliefs, playable)
             del beliefs[card]
-        state = knowledge.assign(state, card, marker)
+        state = assign(state, card, marker)
     return state
 
 

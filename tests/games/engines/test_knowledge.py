@@ -1444,6 +1444,104 @@ def test_random_play_keeps_markers_on_the_board_moves_each_once_a_round_and_alwa
         assert movements["abandoned"] > 0, "random boards exercise the replacements"
 
 
+# --- the data layout (speed): the same rules, whichever way a state is built or read -------------
+
+
+def test_assign_is_apply_action_without_the_action_object_in_random_play() -> None:
+    """The simulator's path (``assign``, card by index) builds the very state ``apply_action``
+    builds, and the packed markers agree with the named ones, on random boards with stacks
+    and replacements."""
+    movements: Counter[str] = Counter()
+    for seed in range(12):
+        rng = random.Random(f"layout:{seed}")
+        setup: dict[str, Any] = {"board": random_board(rng), "cards": POOL}
+        if seed % 2:
+            answers: list[int | str] = [0, 1, 2, 3, 4, 5, "A", "B/C", "E", "red", "white/blue"]
+            setup["cards"] = [card(f"r{n}", rng.choice(answers)) for n in range(rng.randint(6, 9))]
+        state = new_game(setup, seed=seed, variant=("basic", "strategic")[seed % 2])
+        while not is_terminal(state):
+            action: dict[str, Any] = dict(rng.choice(legal_actions(state, "p1")))
+            index = state.card_ids[action["card"]]
+            guess: Any = None
+            if rng.random() < 0.3:
+                guess = rng.randint(0, 5) if state.cards[index].category == "number" else ("E",)
+                if state.cards[index].category == "colour":
+                    guess = ("red",)
+                action["guess"] = list(guess) if isinstance(guess, tuple) else guess
+            by_action = apply_action(state, "p1", action)
+            by_index = knowledge.assign(state, index, action["marker"], player="p1", guess=guess)
+            assert by_index == by_action and by_index.to_dict() == by_action.to_dict()
+            state = by_action
+            assert state.spaces == (state.team.space, *(m.space for m in state.opponents))
+            assert state.crossings == (state.team.crossings, *(m.crossings for m in state.opponents))
+            assert state.flags == (False, *(m.flag for m in state.opponents))
+            assert dict(state.slots) == dict(zip(state.moved_this_round, state.slot_cards, strict=True))
+        movements.update(play.movement for play in state.history)
+        movements.update("from_stack" for play in state.history if play.from_stack)
+    assert movements["abandoned"] > 0 and movements["from_stack"] > 0, "the test reaches the rare paths"
+
+
+def test_assign_refuses_what_apply_action_refuses() -> None:
+    state = new_game({"cards": POOL}, seed=3, variant="basic")
+    later = state.round_cards[1]
+    with pytest.raises(IllegalAction, match="top of the stack"):
+        knowledge.assign(state, later, "team")
+    with pytest.raises(InvalidAction):
+        knowledge.assign(state, len(state.cards), "team")
+    with pytest.raises(InvalidAction):
+        knowledge.assign(state, state.round_cards[0], "purple")
+    state = knowledge.assign(state, state.round_cards[0], "team")
+    with pytest.raises(IllegalAction, match="already moved"):
+        knowledge.assign(state, state.round_cards[1], "team")
+
+
+def test_a_state_is_immutable() -> None:
+    state = new_game({"cards": POOL}, seed=1, variant="basic")
+    with pytest.raises(AttributeError):
+        state.round = 5  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        state[3] = 5  # type: ignore[index]
+    after = knowledge.assign(state, state.round_cards[0], "team")
+    assert state.history == () and len(after.history) == 1 and state.moved_this_round == ()
+
+
+def test_states_with_long_histories_compare_by_their_plays() -> None:
+    """The history is kept as a chain; states still compare play by play, however long."""
+    state = new_game({"cards": POOL}, seed=2, variant="basic")
+    while not is_terminal(state):
+        state = apply_action(state, None, legal_actions(state, None)[0])
+    data = state.to_dict()
+    data["history"] = data["history"] * 40  # thousands of plays: deeper than Python recurses
+    assert len(data["history"]) > 3000
+    assert state_from_dict(data) == state_from_dict(json.loads(json.dumps(data)))
+    other = json.loads(json.dumps(data))
+    other["history"][-1]["guess_correct"] = True
+    assert state_from_dict(data) != state_from_dict(other)
+    assert state_from_dict(data).history[-1] == state.history[-1]
+
+
+@given(st.integers(min_value=0, max_value=10_000))
+@settings(max_examples=30, deadline=None)
+def test_board_tables_give_the_nearest_printed_match_ahead_of_every_space(seed: int) -> None:
+    rng = random.Random(seed)
+    board = board_from_dict(random_board(rng))
+    options = [rng.choice([*COLOURS, *LETTERS]) for _ in range(rng.randint(1, 3))]
+    mask = knowledge_board.symbol_mask(options)
+    table = board.tables[mask]
+    assert board.nearest(mask) is table
+    for origin in range(board.length):
+        steps = next(
+            (
+                n
+                for n in range(1, board.length)
+                if (space := board.spaces[(origin + n) % board.length]) is not None
+                and (space.colour in options or space.letter in options)
+            ),
+            board.length,
+        )
+        assert table[origin] == steps
+
+
 # --- purity ----------------------------------------------------------------------------------------
 
 
