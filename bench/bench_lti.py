@@ -16,7 +16,13 @@ What it does:
   HTTP), the platform's signed id_token posted to ``/lti/launch/`` (signature, nonce,
   state and claims checked, user, class membership and activity synced, session made).
   Talia runs in this process behind Django's WSGI test client, sequentially: the figure
-  is one web process's launch throughput on one core, platform included;
+  is one web process's launch throughput on one core, platform included. Then the same
+  students launch again (the everyday case: user, class membership and course known).
+  Each round prints the milliseconds of each hop (Talia's login initiation, the
+  platform's auth answer, the id_token post to Talia) and Talia's SQL queries per hop;
+  the page a student lands on is timed on a sample afterwards. ``--profile FILE``
+  writes a cProfile of the timed launches (this thread only: the platform's thread is
+  not in it; ``py-spy record --threads`` sees both); ``--no-scores`` stops here;
 * **scores**: two Celery workers (``celery -A config worker --pool solo``, one process
   each) deliver one graded attempt per student to the platform's AGS endpoint while the
   platform answers 30% of token and score requests (``--fail``) with 503. Each grade is
@@ -54,10 +60,19 @@ def main() -> int:
     parser.add_argument("--launches", type=int, default=200)
     parser.add_argument("--fail", type=float, default=0.3)
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument(
+        "--no-scores", action="store_true", help="measure the launches only (no Celery workers)"
+    )
+    parser.add_argument(
+        "--profile", metavar="FILE", help="write a cProfile of the timed launches (this thread) to FILE"
+    )
     args = parser.parse_args()
 
     import psycopg
     import redis
+
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"machine: {os.cpu_count()} CPUs, load average {load}")
 
     with psycopg.connect(args.pg + "/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{args.db}" WITH (FORCE)')
@@ -77,6 +92,8 @@ def main() -> int:
             "LTI_SCORE_MAX_ATTEMPTS": "40",
             "LOG_LEVEL": "WARNING",
             "DJANGO_SETTINGS_MODULE": "config.settings",
+            # The landing page only needs static URLs, not the files: no collectstatic.
+            "STATICFILES_STORAGE": "django.contrib.staticfiles.storage.StaticFilesStorage",
         }
     )
     os.environ.clear()
@@ -90,8 +107,9 @@ def main() -> int:
     call_command("migrate", verbosity=0)
 
     import requests
-    from django.db import transaction
+    from django.db import connection, transaction
     from django.test import Client
+    from django.utils import timezone
     from lti_tool.models import LtiDeployment, LtiRegistration, LtiResourceLink, LtiUser
 
     from lms import grading
@@ -109,17 +127,43 @@ def main() -> int:
     keys.key_signing()
     platform.tool_jwks = keys.jwks()
 
-    def launch(person: Person, resource_link_id: str) -> int:
+    browser = requests.Session()  # one keep-alive connection to the platform, as a browser has
+    hops = {"login": 0.0, "auth": 0.0, "launch": 0.0, "landing": 0.0}
+    queries = {"login": 0, "launch": 0}
+    hop = ["login"]
+
+    def counted(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        if hop[0] in queries:
+            queries[hop[0]] += 1
+        return execute(sql, params, many, context)
+
+    def launch(person: Person, resource_link_id: str, *, land: bool = False) -> int:
+        """One person's flow; the seconds of each hop are added to ``hops``."""
         client = Client()
         url = urlsplit(
             platform.launch(
                 PendingLaunch(person, "bench-course", "Bench 1a", resource_link_id=resource_link_id)
             )
         )
+        t0 = time.perf_counter()
+        hop[0] = "login"
         login = client.get(url.path + "?" + url.query)
-        page = requests.get(login["Location"], timeout=10)
+        t1 = time.perf_counter()
+        hop[0] = "auth"
+        page = browser.get(login["Location"], timeout=10)
+        t2 = time.perf_counter()
         action, fields = form_of(page.text)
-        return client.post(urlsplit(action).path, fields).status_code
+        hop[0] = "launch"
+        answer = client.post(urlsplit(action).path, fields)
+        t3 = time.perf_counter()
+        hop[0] = "landing"
+        hops["login"] += t1 - t0
+        hops["auth"] += t2 - t1
+        hops["launch"] += t3 - t2
+        if land and answer.status_code == 302:
+            client.get(answer["Location"])
+            hops["landing"] += time.perf_counter() - t3
+        return answer.status_code
 
     teacher = Person(sub="teacher", name="Anna Nowak", roles=[INSTRUCTOR])
     assert launch(teacher, "rl-bench") == 302
@@ -139,17 +183,58 @@ def main() -> int:
     # --- launches ----------------------------------------------------------------------------
     students = [Person(sub=f"s{n}", name=f"Uczeń {n}", roles=[LEARNER]) for n in range(args.launches)]
     launch(students[0], "rl-bench")  # warm-up: JWKS fetched and cached, code paths loaded
-    started = time.perf_counter()
-    statuses = [launch(person, "rl-bench") for person in students[1:]]
-    launch_seconds = time.perf_counter() - started
-    bad = [s for s in statuses if s != 302]
-    launches_per_second = len(statuses) / launch_seconds
+    profiler = None
+    if args.profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+
+    def timed(label: str, people: list[Person]) -> list[int]:
+        """Every person in ``people`` launches once; prints launches/s and the cost of each hop."""
+        hops.update(dict.fromkeys(hops, 0.0))
+        queries.update(dict.fromkeys(queries, 0))
+        if profiler is not None:
+            profiler.enable()
+        started = time.perf_counter()
+        with connection.execute_wrapper(counted):
+            statuses = [launch(person, "rl-bench") for person in people]
+        seconds = time.perf_counter() - started
+        if profiler is not None:
+            profiler.disable()
+        n = max(1, len(statuses))
+        bad = sum(1 for s in statuses if s != 302)
+        print(
+            f"{label}: {len(statuses)} in {seconds:.1f} s = {len(statuses) / seconds:.1f} launches/s "
+            f"(one process), {bad} not redirected"
+        )
+        print(
+            "  per launch: "
+            + ", ".join(f"{name} {hops[name] / n * 1000:.0f} ms" for name in ("login", "auth", "launch"))
+            + f"; SQL queries: login {queries['login'] / n:.0f}, launch {queries['launch'] / n:.0f}"
+        )
+        return statuses
+
     print(
-        f"launches: {len(statuses)} in {launch_seconds:.1f} s = {launches_per_second:.1f} launches/s "
-        f"(one process), {len(bad)} not redirected"
+        "hops: login = the LMS's login initiation at Talia; auth = the platform's auth answer "
+        "(it signs the id_token); launch = the id_token posted to Talia"
     )
+    statuses = timed("first launches (a new user each)", students[1:])
+    statuses += timed("repeat launches (the same users again)", students[1:])
+    if profiler is not None:
+        profiler.dump_stats(args.profile)
+    bad = [s for s in statuses if s != 302]
+    # The page a student lands on, timed on a sample of launches (not in the figures above).
+    sample = students[1 : 1 + min(20, len(students) - 1)]
+    hops.update(dict.fromkeys(hops, 0.0))
+    for person in sample:
+        launch(person, "rl-bench", land=True)
+    if sample:
+        print(f"  landing page (the homework) after a launch: {hops['landing'] / len(sample) * 1000:.0f} ms")
     enrolled = ClassMember.objects.filter(school_class=school_class, role="student").count()
     print(f"students in the class after their launches: {enrolled}")
+    if args.no_scores:
+        platform.stop()
+        return 0 if not bad else 1
 
     # --- scores ------------------------------------------------------------------------------
     # The two workers start and stop consuming; every grade is written (its outbox row and
@@ -194,6 +279,7 @@ def main() -> int:
                 grading.submission_score(submission=submission, fraction=Decimal(rng.randint(0, 100)) / 100)
         total = len(users)
         started = time.perf_counter()
+        started_at = timezone.now()
         app.control.add_consumer("celery", reply=True)
         deadline = time.monotonic() + args.timeout
         while OutboxScore.objects.filter(status=OutboxScore.Status.PENDING).exists():
@@ -209,6 +295,18 @@ def main() -> int:
         platform.stop()
 
     delivered = OutboxScore.objects.filter(status=OutboxScore.Status.DELIVERED).count()
+    # The tail is set by the back-off of the few scores that failed several times in a row.
+    times = sorted(
+        (at - started_at).total_seconds()
+        for at in OutboxScore.objects.filter(delivered_at__isnull=False).values_list(
+            "delivered_at", flat=True
+        )
+    )
+    tail = ""
+    if times:
+        p95 = times[max(0, int(len(times) * 0.95) - 1)]
+        most = max(OutboxScore.objects.values_list("attempts", flat=True))
+        tail = f"  95% of the scores accepted within {p95:.1f} s; the most attempts one score took: {most}"
     failed = OutboxScore.objects.filter(status=OutboxScore.Status.FAILED).count()
     pending = OutboxScore.objects.filter(status=OutboxScore.Status.PENDING).count()
     attempts = sum(OutboxScore.objects.values_list("attempts", flat=True))
@@ -225,9 +323,12 @@ def main() -> int:
     print(
         f"scores: {delivered} of {total} delivered in {score_seconds:.1f} s = {rate:.1f} scores/s "
         "(two workers; clock from the queued grades to the last score accepted); "
-        f"platform failed {platform.requests_failed} requests ({args.fail:.0%}); "
-        f"{attempts} delivery attempts; {failed} failed, {pending} still pending"
+        f"the platform failed {platform.requests_failed} of {platform.requests_flaky} token and score "
+        f"requests ({args.fail:.0%} asked); {attempts} delivery attempts "
+        f"({attempts / score_seconds:.1f}/s); {failed} failed, {pending} still pending"
     )
+    if tail:
+        print(tail)
     print(
         f"platform's gradebook: {total - wrong} of {total} students have their Talia grade, "
         f"{wrong} missing or wrong"

@@ -9,3 +9,13 @@ class LtiConfig(AppConfig):
     label = "lti"
     verbose_name = _("LMS connections (LTI)")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django.db.models.signals import post_delete, post_save
+        from lti_tool.models import LtiRegistration
+
+        from .selectors import platform_origins_forget
+
+        for name, signal in (("save", post_save), ("delete", post_delete)):
+            uid = f"lti-origins-{name}"
+            signal.connect(platform_origins_forget, sender=LtiRegistration, dispatch_uid=uid)

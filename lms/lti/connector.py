@@ -8,7 +8,9 @@ Every request has a timeout; an HTTP error or timeout raises :class:`ServiceErro
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import threading
 import time
 import uuid
 from typing import Any
@@ -19,7 +21,7 @@ from django.conf import settings
 from django.core.cache import caches
 from lti_tool.models import LtiRegistration
 
-from .keys import key_signing
+from .keys import signing_material
 
 TIMEOUT = (5, 20)  # connect, read (seconds)
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -38,10 +40,18 @@ class ServiceError(Exception):
         self.status = status
 
 
+_local = threading.local()
+
+
 def _session() -> requests.Session:
-    session = requests.Session()
-    session.headers["User-Agent"] = "Talia-LTI/1"
-    return session
+    """One HTTP session per thread: the LMS's connections are kept alive between calls."""
+    owned: tuple[int, requests.Session] | None = getattr(_local, "session", None)
+    if owned is None or owned[0] != os.getpid():  # never share sockets with a forked parent
+        session = requests.Session()
+        session.headers["User-Agent"] = "Talia-LTI/1"
+        owned = (os.getpid(), session)
+        _local.session = owned
+    return owned[1]
 
 
 def _token_key(registration: LtiRegistration, scopes: list[str]) -> str:
@@ -53,7 +63,7 @@ def _token_key(registration: LtiRegistration, scopes: list[str]) -> str:
 
 def client_assertion(registration: LtiRegistration) -> str:
     """The JWT Talia signs to ask the LMS for an access token."""
-    key = key_signing()
+    private_key, kid = signing_material()
     now = int(time.time())
     claims = {
         "iss": registration.client_id,
@@ -63,7 +73,7 @@ def client_assertion(registration: LtiRegistration) -> str:
         "exp": now + 300,
         "jti": "talia-" + uuid.uuid4().hex,
     }
-    return jwt.encode(claims, key.private_key, algorithm="RS256", headers={"kid": key.as_jwk()["kid"]})
+    return jwt.encode(claims, private_key, algorithm="RS256", headers={"kid": kid})
 
 
 def access_token(registration: LtiRegistration, scopes: list[str], *, fresh: bool = False) -> str:

@@ -29,12 +29,14 @@ from django.core.cache import caches
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+from jwt.algorithms import RSAAlgorithm
 from lti_tool.models import LtiDeployment, LtiRegistration
 from lti_tool.utils import DjangoToolConfig
 from pylti1p3.contrib.django import DjangoMessageLaunch
 from pylti1p3.contrib.django.launch_data_storage.cache import DjangoCacheDataStorage
 from pylti1p3.deployment import Deployment
 from pylti1p3.exception import LtiException
+from pylti1p3.registration import Registration
 
 from .errors import LaunchRefused
 
@@ -46,6 +48,7 @@ NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 STATE_TTL = 10 * 60  # seconds a login waits for its launch
 LEEWAY = 60  # seconds of clock difference tolerated on exp, iat and nbf
 JWKS_TTL = 5 * 60  # a platform's keys are fetched again after this, or on an unknown kid
+JWKS_REFETCH_INTERVAL = 30  # seconds between two fetches of one platform's keys for unknown kids
 HTTP_TIMEOUT = 10
 
 
@@ -97,15 +100,46 @@ def registration_find(*, issuer: str, client_id: str | None) -> LtiRegistration:
     )
 
 
+def launch_registration(registration: LtiRegistration) -> Registration:
+    """PyLTI1p3's view of a registration for checking a launch.
+
+    ``LtiRegistration.to_registration`` also loads Talia's signing key (a query) for the
+    messages Talia would sign through PyLTI1p3; a launch only verifies the platform's
+    signature, and Talia signs its own messages (``keys.signing_material``).
+    """
+    reg = Registration()
+    reg.set_auth_login_url(registration.auth_url)
+    reg.set_auth_token_url(registration.token_url)
+    reg.set_client_id(registration.client_id)
+    reg.set_key_set_url(registration.keyset_url)
+    reg.set_issuer(registration.issuer)
+    if registration.audience:
+        reg.set_auth_audience(registration.audience)
+    return reg
+
+
 class ToolConfig(DjangoToolConfig):
-    """django-lti's configuration, looked up by issuer and client id (Canvas's shared issuer)."""
+    """django-lti's configuration, looked up by issuer and client id (Canvas's shared issuer).
+
+    ``login_registration`` is the registration of the login the launch answers (already
+    read, and checked against the token's issuer and audience): it is used as is rather
+    than looked up again.
+    """
+
+    def __init__(self, login_registration: LtiRegistration | None = None) -> None:
+        super().__init__()
+        self.login_registration = login_registration
 
     def find_registration_by_params(self, iss: str, client_id: str | None, *args: Any, **kwargs: Any) -> Any:
+        known = self.login_registration
+        if known is not None and known.is_active and known.issuer == iss and known.client_id == client_id:
+            self.registration = known
+            return launch_registration(known)
         try:
             self.registration = registration_find(issuer=iss, client_id=client_id)
         except LaunchRefused:
             return None
-        return self.registration.to_registration()
+        return launch_registration(self.registration)
 
     def find_deployment_by_params(
         self, iss: str, deployment_id: str, client_id: str | None, *args: Any, **kwargs: Any
@@ -194,12 +228,28 @@ def state_record(state: str) -> dict[str, Any] | None:
 
 # --- the launch ----------------------------------------------------------------------------------
 
+_public_keys: dict[str, Any] = {}
+PUBLIC_KEYS_MAX = 64  # parsed platform keys kept per process
+
+
+def public_key_parsed(jwk: dict[str, Any]) -> Any:
+    """``jwk`` as a key object for PyJWT, parsed once per process (keyed by the whole JWK)."""
+    entry = json.dumps(jwk, sort_keys=True)
+    found = _public_keys.get(entry)
+    if found is None:
+        found = RSAAlgorithm.from_jwk(entry)
+        if len(_public_keys) >= PUBLIC_KEYS_MAX:
+            _public_keys.clear()
+        _public_keys[entry] = found
+    return found
+
 
 class MessageLaunch(DjangoMessageLaunch):
     """PyLTI1p3's launch with Talia's stricter checks (module docstring)."""
 
     def __init__(self, request: HttpRequest, *, record: dict[str, Any]) -> None:
-        self.tool_config = ToolConfig()
+        self.login_registration = LtiRegistration.objects.filter(pk=record["registration"]).first()
+        self.tool_config = ToolConfig(self.login_registration)
         super().__init__(
             request,
             self.tool_config,
@@ -231,7 +281,6 @@ class MessageLaunch(DjangoMessageLaunch):
             self.validate_deployment()
             self.validate_message()
             self._check_message_details()
-            self.save_launch_data()
         except LaunchRefused:
             self._validated = False
             raise
@@ -254,7 +303,7 @@ class MessageLaunch(DjangoMessageLaunch):
     def _check_login_binding(self) -> None:
         """The token answers the login Talia started: same issuer and client."""
         body = self._jwt.get("body", {})
-        registration = LtiRegistration.objects.filter(pk=self._record["registration"]).first()
+        registration = self.login_registration
         if registration is None or body.get("iss") != registration.issuer:
             raise LaunchRefused(
                 "wrong_issuer",
@@ -267,12 +316,20 @@ class MessageLaunch(DjangoMessageLaunch):
             )
 
     def fetch_public_key(self, key_set_url: str) -> Any:
-        """The platform's JWKS, cached; fetched again when the token names a kid not in it."""
-        key = "lti:jwks:" + hashlib.sha256(key_set_url.encode()).hexdigest()
+        """The platform's JWKS from the LTI cache (``JWKS_TTL``); fetched again when the token
+        names a kid not in it, at most once per ``JWKS_REFETCH_INTERVAL`` and platform.
+
+        A platform that rotated its key is seen at its first launch with the new kid; a
+        stream of made-up kids costs the platform one request per interval, not one each.
+        """
+        digest = hashlib.sha256(key_set_url.encode()).hexdigest()
+        key = "lti:jwks:" + digest
         kid = self._jwt.get("header", {}).get("kid")
         cached = cache().get(key)
-        if cached and any(k.get("kid") == kid for k in cached.get("keys", [])):
+        if cached and any(isinstance(k, dict) and k.get("kid") == kid for k in cached.get("keys", [])):
             return cached
+        if cached and not cache().add("lti:jwks-refetched:" + digest, True, JWKS_REFETCH_INTERVAL):
+            return cached  # refetched a moment ago: the kid is unknown (refused by the caller)
         try:
             response = requests.get(key_set_url, timeout=HTTP_TIMEOUT)
             response.raise_for_status()
@@ -289,6 +346,28 @@ class MessageLaunch(DjangoMessageLaunch):
         cache().set(key, keys, JWKS_TTL)
         return keys
 
+    def get_public_key(self) -> tuple[Any, str]:
+        """The platform's public key named by the token's kid, parsed once per process.
+
+        PyLTI1p3 turns the JWK into PEM (which PyJWT parses again) at every launch; the
+        parsed key is kept, keyed by the JWK itself, so a rotated or changed key is a new
+        entry and which keys count is still decided by the (cached) JWKS.
+        """
+        assert self._registration is not None
+        jwks = self._registration.get_key_set()
+        if not jwks:
+            url = self._registration.get_key_set_url()
+            if not url or not url.startswith(("http://", "https://")):
+                raise LtiException("Invalid URL: " + str(url))
+            jwks = self.fetch_public_key(url)
+            self._registration.set_key_set(jwks)
+        header = self._jwt.get("header", {})
+        kid, alg = header.get("kid"), header.get("alg")
+        for jwk in jwks.get("keys", []):
+            if isinstance(jwk, dict) and jwk.get("kid") == kid and jwk.get("alg", "RS256") == alg:
+                return public_key_parsed(jwk), alg
+        raise LtiException("Unable to find public key")
+
     def validate_jwt_signature(self) -> MessageLaunch:
         assert self._registration is not None
         try:
@@ -296,6 +375,10 @@ class MessageLaunch(DjangoMessageLaunch):
         except LtiException as exc:
             raise LaunchRefused(
                 "unknown_kid", _("The launch is signed with a key the LMS does not publish."), status=401
+            ) from exc
+        except (jwt.PyJWTError, ValueError, TypeError, KeyError) as exc:
+            raise LaunchRefused(
+                "jwks_invalid", _("The LMS's key for this launch is not a valid RSA key."), status=424
             ) from exc
         client_id = self._registration.get_client_id()
         try:
@@ -375,10 +458,6 @@ class MessageLaunch(DjangoMessageLaunch):
         roles = body.get(CLAIM + "roles")
         if not isinstance(roles, list):
             raise LaunchRefused("missing_roles", _("The launch does not say the user's roles."))
-
-    def save_launch_data(self) -> MessageLaunch:
-        self._session_service.save_launch_data(self._launch_id, self._jwt["body"])
-        return self
 
     # --- what the views read -----------------------------------------------------------------
 

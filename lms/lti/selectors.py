@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.conf import settings
+from django.core.cache import caches
 from lti_tool.models import LtiMembership, LtiRegistration
 
 from lms.models import Grade, SchoolClass
@@ -26,12 +28,30 @@ def registration_origins(registration: LtiRegistration) -> list[str]:
     return sorted(o for o in found if o)
 
 
+PLATFORM_ORIGINS_KEY = "lti:platform-origins"
+PLATFORM_ORIGINS_TTL = 5 * 60  # also forgotten at once when a registration is saved or deleted
+
+
 def platform_origins() -> list[str]:
-    """Every active platform's origins: the frame-ancestors of the LTI pages."""
+    """Every active platform's origins: the frame-ancestors of the LTI pages.
+
+    Read on every LTI page, so kept in the LTI cache; ``apps.LtiConfig.ready`` forgets it
+    whenever a registration is saved or deleted.
+    """
+    cache = caches[settings.LTI_CACHE]
+    cached = cache.get(PLATFORM_ORIGINS_KEY)
+    if isinstance(cached, list):
+        return cached
     found: set[str] = set()
     for registration in LtiRegistration.objects.active().only("issuer", "auth_url"):
         found.update(registration_origins(registration))
-    return sorted(found)
+    origins = sorted(found)
+    cache.set(PLATFORM_ORIGINS_KEY, origins, PLATFORM_ORIGINS_TTL)
+    return origins
+
+
+def platform_origins_forget(**_kwargs: Any) -> None:
+    caches[settings.LTI_CACHE].delete(PLATFORM_ORIGINS_KEY)
 
 
 @dataclass

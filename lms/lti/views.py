@@ -200,13 +200,12 @@ def launch(request: HttpRequest) -> HttpResponse:
         )
     auth_login(request, user, backend="django.contrib.auth.backends.ModelBackend")
     request.session[SESSION_ORIGINS] = registration_origins(reg)
-    class_link = ClassLink.objects.filter(context=context).first()
-    if (
-        role == Role.TEACHER
-        and class_link
-        and class_link.roster_synced_at is None
-        and context.memberships_url
-    ):
+    class_link = (
+        ClassLink.objects.filter(context=context).first()
+        if role == Role.TEACHER and context.memberships_url
+        else None
+    )
+    if class_link and class_link.roster_synced_at is None:
         from .tasks import roster_sync
 
         transaction.on_commit(lambda: roster_sync.delay(class_link.pk))
@@ -260,7 +259,7 @@ def _points(value: str) -> Decimal | None:
 
 def deep_link_response(*, reg: LtiRegistration, data: dict[str, Any], items: list[dict[str, Any]]) -> str:
     """The signed LtiDeepLinkingResponse JWT (LTI Deep Linking 2.0 §4.2)."""
-    key = keys.key_signing()
+    private_key, kid = keys.signing_material()
     now = int(time.time())
     settings_claim = data.get("deep_linking_settings") or {}
     message: dict[str, Any] = {
@@ -277,7 +276,7 @@ def deep_link_response(*, reg: LtiRegistration, data: dict[str, Any], items: lis
     }
     if settings_claim.get("data") is not None:
         message[DL_CLAIM + "data"] = settings_claim["data"]
-    return jwt.encode(message, key.private_key, algorithm="RS256", headers={"kid": key.as_jwk()["kid"]})
+    return jwt.encode(message, private_key, algorithm="RS256", headers={"kid": kid})
 
 
 @login_required

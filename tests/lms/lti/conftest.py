@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import requests
+from django.core.cache import caches
 from django.test import Client
 from lti_tool.models import LtiDeployment, LtiRegistration
 
@@ -15,6 +16,14 @@ from lms.lti.keys import key_signing
 from tests.lms.lti.platform import INSTRUCTOR, LEARNER, PendingLaunch, Person, Platform, form_of
 
 TOOL = "http://testserver"
+
+
+@pytest.fixture(autouse=True)
+def lti_cache_empty(settings):
+    """The LTI cache (JWKS, platform origins, states) outlives a test's database: start empty."""
+    caches[settings.LTI_CACHE].clear()
+    yield
+    caches[settings.LTI_CACHE].clear()
 
 
 @pytest.fixture
