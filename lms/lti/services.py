@@ -171,6 +171,11 @@ def class_sync(
         },
     )
     link = ClassLink.objects.select_related("school_class").filter(context=context).first()
+    if link is None and role == Role.TEACHER:
+        # Two teachers opening a new course at once: the course's row orders them, so the
+        # second finds the class the first created instead of failing on the unique link.
+        LtiContext.objects.select_for_update().filter(pk=context.pk).first()
+        link = ClassLink.objects.select_related("school_class").filter(context=context).first()
     if link is None:
         if role != Role.TEACHER:
             raise LaunchRefused(
