@@ -26,6 +26,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         raise pytest.UsageError("CI=true but REDIS_URL is not set: the tests need Redis.")
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-django sorts the transactional tests last
 def pytest_collection_modifyitems(items):
     """Every transactional test starts from the migrated database and leaves it so.
 
@@ -38,6 +39,7 @@ def pytest_collection_modifyitems(items):
         marker = item.get_closest_marker("django_db")
         transactional = (
             "transactional_db" in names
+            or "celery_worker_real" in names
             or "live_server" in names
             or (marker is not None and marker.kwargs.get("transaction", False))
         )
@@ -88,10 +90,11 @@ def _celery_mode(request):
 
 
 @pytest.fixture
-def celery_worker_real(transactional_db):
+def celery_worker_real(request):
     """A real Celery worker (threads in this process) consuming from the real broker.
 
     Needs ``REDIS_URL``; under CI=true its absence fails the test rather than skipping.
+    (Checked before the transactional database is set up, so a skip touches nothing.)
     """
     from celery.contrib.testing.worker import start_worker
     from django.conf import settings
@@ -102,6 +105,7 @@ def celery_worker_real(transactional_db):
         if IN_CI:
             pytest.fail("REDIS_URL is not set: the Celery tests need Redis.")
         pytest.skip("REDIS_URL is not set: the Celery tests need Redis (CI runs them).")
+    request.getfixturevalue("transactional_db")
     app.conf.broker_url = settings.REDIS_URL
     app.conf.result_backend = settings.REDIS_URL
     with start_worker(app, perform_ping_check=False, pool="threads", concurrency=2, shutdown_timeout=10):
