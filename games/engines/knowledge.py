@@ -98,7 +98,10 @@ Readings where the rulebook is silent, or speaks of a table rather than a screen
   opponents showing each set of options, and look only at the occupied spaces.
   :func:`assign` is :func:`apply_action` without reading an action object (the same rules
   and errors, checked in a few comparisons); :func:`deal` starts a game from an already
-  checked board and cards.
+  checked board and cards.  :func:`assign` keeps its move record in the history chain as
+  the plain tuple of the :class:`Play` fields (``history``, ``to_dict()`` and the views give
+  the same Plays); a move touching no stack keeps the stacks; ``card_ids`` is built only
+  when read.
 * Guesses: ``guess`` (a number 0-5, or letters / colours like an answer) is recorded with
   the card before its back is read.  It never changes the movement.  It is correct when it
   equals a number answer, or when every guessed letter/colour is one of the answer's options.
@@ -108,7 +111,7 @@ Readings where the rulebook is silent, or speaks of a table rather than a screen
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -383,8 +386,10 @@ def _showing(letters: tuple[str, ...]) -> Mapping[int, tuple[int, ...]]:
 
 
 #: The history as a chain ``(earlier chain, play)``: appending a play is one small tuple,
-#: not a copy of the whole history; :attr:`State.history` unrolls it when asked.
-_Log = tuple[Any, Play] | None
+#: not a copy of the whole history; :attr:`State.history` unrolls it when asked.  A play
+#: in the chain is a :class:`Play` or a plain tuple of its fields in order (what
+#: :func:`assign` writes, one tuple fewer per card); :attr:`State.history` gives Plays.
+_Log = tuple[Any, tuple[Any, ...]] | None
 
 
 class State(NamedTuple):
@@ -474,7 +479,7 @@ class State(NamedTuple):
         log = self.log
         while log is not None:
             log, play = log
-            plays.append(play)
+            plays.append(play if type(play) is Play else _tuple_new(Play, play))
         plays.reverse()
         return tuple(plays)
 
@@ -878,7 +883,42 @@ def deal(
 
 
 def _card_ids(cards: tuple[QuizCard, ...]) -> Mapping[str, int]:
-    return MappingProxyType({card.id: index for index, card in enumerate(cards)})
+    return _CardIds(cards)
+
+
+class _CardIds(Mapping[str, int]):
+    """card id -> index into ``cards``, read-only, worked out the first time it is read (a
+    simulated game never reads it: it names cards by index)."""
+
+    __slots__ = ("_cards", "_ids")
+
+    def __init__(self, cards: tuple[QuizCard, ...]) -> None:
+        self._cards = cards
+        self._ids: dict[str, int] | None = None
+
+    def _built(self) -> dict[str, int]:
+        ids = self._ids
+        if ids is None:
+            ids = self._ids = {card.id: index for index, card in enumerate(self._cards)}
+        return ids
+
+    def __getitem__(self, card_id: str) -> int:
+        return self._built()[card_id]
+
+    def get(self, card_id: str, default: Any = None) -> Any:
+        return self._built().get(card_id, default)
+
+    def __contains__(self, card_id: object) -> bool:
+        return card_id in self._built()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._cards)
+
+    def __repr__(self) -> str:
+        return f"_CardIds({self._built()!r})"
 
 
 #: Builds a named tuple (Movement, Play, State) from its items without the keyword checks of
@@ -940,6 +980,8 @@ def progress(state: State, marker: str) -> int:
 
 
 _MARKER_INDEX: Mapping[str, int] = MappingProxyType({marker: i for i, marker in enumerate(MARKERS)})
+#: The same as a plain dict, for :func:`assign` (quicker to read than the read-only view).
+_WHO: dict[str, int] = dict(_MARKER_INDEX)
 #: The opponents' positions in :data:`MARKERS` (1 to 5).
 _OPPONENT_NUMBERS: tuple[int, ...] = tuple(range(1, len(MARKERS)))
 
@@ -951,11 +993,13 @@ def movement(state: State, marker: str, card: QuizCard) -> Movement | None:
     >>> movement(state, "team", QuizCard("x", "number", 3))
     Movement(to=3, steps=3, skipped_team=False, matched=None, on_marker=None)
     """
-    return _movement(state, _MARKER_INDEX[marker], card)
+    move = _movement(state, _MARKER_INDEX[marker], card)
+    return None if move is None else Movement(*move)
 
 
-def _movement(state: State, who: int, card: QuizCard) -> Movement | None:
-    """:func:`movement` for the marker at position ``who`` of :data:`MARKERS` (0: the team)."""
+def _movement(state: State, who: int, card: QuizCard) -> tuple[Any, ...] | None:
+    """:func:`movement` for the marker at position ``who`` of :data:`MARKERS` (0: the team),
+    as a plain tuple of the :class:`Movement` fields (the hot path builds no named tuple)."""
     game = state.game
     board = game.board
     length = board.length
@@ -969,8 +1013,8 @@ def _movement(state: State, who: int, card: QuizCard) -> Movement | None:
         if who and number and to == team_space:
             # "If an opponent lands on the space of your team marker with its last step, it
             # skips this space and moves on to the next available space."
-            return _tuple_new(Movement, ((to + 1) % length, number + 1, True, None, None))
-        return _tuple_new(Movement, (to, number, False, None, None))
+            return ((to + 1) % length, number + 1, True, None, None)
+        return (to, number, False, None, None)
     # Letter / colour cards: "the nearest possible space that shows this letter"; with
     # several options "the nearest available space that matches one of the options".
     # A space shows the top opponent marker on it if there is one (its colour and letter),
@@ -1017,30 +1061,26 @@ def _movement(state: State, who: int, card: QuizCard) -> Movement | None:
     assert not isinstance(answer, int)
     if best_marker:
         colour = OPPONENTS[best_marker - 1]
-        matched = _matched(answer, colour, game.letters[best_marker - 1])
-        return _tuple_new(Movement, (to, best, skipped_team, matched, colour))
+        return (to, best, skipped_team, colour if colour in answer else game.letters[best_marker - 1], colour)
     printed = board.spaces[to]
     assert printed is not None
-    matched = _matched(answer, printed.colour, printed.letter)
-    return _tuple_new(Movement, (to, best, skipped_team, matched, None))
+    colour = printed.colour
+    return (to, best, skipped_team, colour if colour in answer else printed.letter, None)
 
 
 def _shown_under_team(state: State, without: int) -> int:
     """What the team's space would show (as bits) were the team marker not on it: the top
     opponent marker there, other than ``without``, else the printed space."""
-    team_space = state.spaces[0]
+    spaces = state.spaces
+    team_space = spaces[0]
     pile = state.stacks.get(team_space)
     if pile is None:
-        pile = tuple(MARKERS[i] for i in _OPPONENT_NUMBERS if state.spaces[i] == team_space)
+        pile = tuple([MARKERS[i] for i in _OPPONENT_NUMBERS if spaces[i] == team_space])
     for colour in reversed(pile):
         if colour != MARKERS[without]:
             index = OPPONENTS.index(colour)
             return SYMBOL_BITS[colour] | SYMBOL_BITS[state.game.letters[index]]
     return state.board.masks[team_space]
-
-
-def _matched(options: tuple[str, ...], colour: str, letter: str) -> str:
-    return colour if colour in options else letter
 
 
 def is_terminal(state: State) -> bool:
@@ -1066,12 +1106,19 @@ def outcome(state: State) -> dict[str, Any] | None:
     """
     if not is_terminal(state):
         return None
-    reached = {marker: progress(state, marker) for marker in MARKERS}
+    # Read from the packed markers (the balance simulator asks once a game): progress().
+    board = state.game.board
+    length, finish = board.length, board.finish
+    spaces, crossings, flags = state.spaces, state.crossings, state.flags
+    reached = {
+        marker: crossings[i] * length + (spaces[i] - finish) % length for i, marker in enumerate(MARKERS)
+    }
+    team = reached[TEAM]
     overtaken_by = sorted(
         (
-            marker.colour
-            for marker in state.opponents
-            if marker.flag and marker.crossings >= CROSSINGS_TO_END and reached[marker.colour] > reached[TEAM]
+            colour
+            for i, colour in enumerate(OPPONENTS, start=1)
+            if flags[i] and crossings[i] >= CROSSINGS_TO_END and reached[colour] > team
         ),
         key=lambda colour: (-reached[colour], OPPONENTS.index(colour)),
     )
@@ -1201,44 +1248,54 @@ def assign(
     >>> assign(state, 0, "team") == apply_action(state, None, action)
     True
     """
-    if marker not in _MARKER_INDEX or not 0 <= card < len(state.game.cards):
+    # The state unpacked in one step: the speed of a simulated game is made here.
+    (
+        game, order, drawn, round_, round_cards, spaces, crossings, flags, stacks, moved,
+        slot_cards, abandoned, replacement, triggered_by, log,
+    ) = state  # fmt: skip
+    who = _WHO.get(marker)
+    if who is None or not 0 <= card < len(game.cards):
         raise InvalidAction(f"Assign one of the game's cards to one of {', '.join(MARKERS)}.")
     # The common case answered in a few comparisons; anything else goes to _check_assign,
     # which finds the rule broken and says which.
-    moved, abandoned, replacement = state.moved_this_round, state.abandoned, state.replacement
     if replacement is not None:
         fine = card == replacement
-    elif state.game.variant == "basic":
+    elif game.variant == "basic":
         played = len(moved) + len(abandoned)
-        round_cards = state.round_cards
         fine = played < len(round_cards) and round_cards[played] == card
     else:
-        fine = card in state.round_cards and card not in state.slot_cards and card not in abandoned
-    if not fine or marker in moved or (state.triggered_by is not None and len(moved) == CARDS_PER_ROUND):
+        fine = card in round_cards and card not in slot_cards and card not in abandoned
+    if not fine or marker in moved or (triggered_by is not None and len(moved) == CARDS_PER_ROUND):
         _check_assign(state, card, marker)  # raises, saying why
     # Reading and Resolving a Card: place it at the marker's card slot, turn it over, move.
     # The next state is built in one step (markers, stacks, slot, history, and the next
-    # round after the sixth card): the speed of a simulated game is made here, so only the
-    # marker that moves is touched and the records are built without keyword checks.
+    # round after the sixth card), so only the marker that moves is touched and the records
+    # are built without keyword checks.
     index = card
-    game = state.game
     quiz = game.cards[index]
-    who = _MARKER_INDEX[marker]
-    move = _movement(state, who, quiz)
-    spaces = state.spaces
+    board = game.board
+    length = board.length
     origin = spaces[who]
+    number = quiz.number
+    if number >= 0:
+        # A number card (_movement's first case, inline): "the exact number of spaces".
+        to = (origin + number) % length
+        if who and number and to == spaces[0]:
+            move: tuple[Any, ...] | None = ((to + 1) % length, number + 1, True, None, None)
+        else:
+            move = (to, number, False, None, None)
+    else:
+        move = _movement(state, who, quiz)
     if move is None:
         record = Play(
-            state.round, quiz.id, quiz.category, quiz.answer, marker, player, guess,
+            round_, quiz.id, quiz.category, quiz.answer, marker, player, guess,
             _guess_correct(quiz, guess), ABANDONED, origin, origin, 0,
         )  # fmt: skip
         return _abandon(state, index, marker, record)
     to, steps = move[0], move[1]
-    board = game.board
     finish = board.finish
     # Entering the finish counts, starting on it does not: it lies 1..steps ahead.
-    crossed = steps > 0 and finish != origin and (finish - origin) % board.length <= steps
-    crossings, flags, stacks = state.crossings, state.flags, state.stacks
+    crossed = steps > 0 and finish != origin and (finish - origin) % length <= steps
     from_stack = flag_turned = False
     onto: tuple[str, ...] = ()
     if steps:
@@ -1272,28 +1329,34 @@ def assign(
             counted = list(crossings)
             counted[who] += 1
             crossings = tuple(counted)
-    triggered_by = state.triggered_by
-    if crossed and crossings[who] == CROSSINGS_TO_END and triggered_by is None:
-        triggered_by = marker
-    # tuple.__new__ builds the named tuples without their keyword-checking __new__ (hot path).
-    record = _tuple_new(Play, (
-        state.round, quiz.id, quiz.category, quiz.answer, marker, player, guess,
+            if counted[who] == CROSSINGS_TO_END and triggered_by is None:
+                triggered_by = marker
+    # The move record as the plain tuple of the Play's fields (State.history makes it a
+    # Play when asked); the state is built by tuple.__new__, without keyword checks.
+    fields: tuple[Any, ...] = (
+        round_, quiz.id, quiz.category, quiz.answer, marker, player, guess,
         None if guess is None else _guess_correct(quiz, guess), MOVED, origin, to, steps, crossed,
         move[2], move[3], move[4], from_stack, onto, flag_turned,
-    ))  # fmt: skip
+    )  # fmt: skip
     moved = moved + (marker,)
-    abandoned = state.abandoned
     if abandoned:
         abandoned = tuple(i for i in abandoned if i != index)
-    state = _tuple_new(State, (
-        game, state.order, state.drawn, state.round, state.round_cards, spaces, crossings,
-        flags, stacks, moved, state.slot_cards + (index,), abandoned, None, triggered_by,
-        (state.log, record),
-    ))  # fmt: skip
     if len(moved) < CARDS_PER_ROUND or triggered_by is not None:
         # The game is over once the round that triggered the end is complete.
-        return state
-    return _prepare_round(state)
+        return _tuple_new(State, (
+            game, order, drawn, round_, round_cards, spaces, crossings, flags, stacks, moved,
+            slot_cards + (index,), abandoned, None, triggered_by, (log, fields),
+        ))  # fmt: skip
+    # 3: Complete the Round, then 1: Prepare the next (_prepare_round, in the same step).
+    if drawn + CARDS_PER_ROUND > len(order):
+        return _prepare_round(_tuple_new(State, (
+            game, order, drawn, round_, round_cards, spaces, crossings, flags, stacks, moved,
+            slot_cards + (index,), abandoned, None, triggered_by, (log, fields),
+        )))  # fmt: skip
+    return _tuple_new(State, (
+        game, order, drawn + CARDS_PER_ROUND, round_ + 1, order[drawn : drawn + CARDS_PER_ROUND],
+        spaces, crossings, flags, stacks, (), (), (), None, triggered_by, (log, fields),
+    ))  # fmt: skip
 
 
 def _check_assign(state: State, index: int, marker: str) -> None:
@@ -1345,20 +1408,24 @@ def _restack(
             colour = MARKERS[spaces.index(to)]
             return MappingProxyType({to: (colour, marker)}), False, (colour,)
         return stacks, False, ()
-    changed = dict(stacks)
-    from_stack = False
     pile = stacks.get(origin)
-    if pile is not None:
-        from_stack = pile[-1] != marker
-        rest = tuple(colour for colour in pile if colour != marker)
-        if len(rest) >= 2:
-            changed[origin] = rest
-        else:
-            del changed[origin]
     below = stacks.get(to)
     if below is None:
         # Not a stack: at most one opponent lies there (never the team, never the mover).
         below = (MARKERS[spaces.index(to)],) if to in spaces else ()
+        if pile is None and not below:
+            # Neither space holds a stack, nor will: the stacks stay as they are.
+            return stacks, False, ()
+    changed = dict(stacks)
+    from_stack = False
+    if pile is not None:
+        from_stack = pile[-1] != marker
+        at = pile.index(marker)
+        rest = pile[:at] + pile[at + 1 :]
+        if len(rest) >= 2:
+            changed[origin] = rest
+        else:
+            del changed[origin]
     if below:
         changed[to] = (*below, marker)
     return MappingProxyType(changed), from_stack, below

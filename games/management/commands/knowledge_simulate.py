@@ -41,6 +41,8 @@ from games.engines.knowledge_board import (
 )
 
 MARKERS = knowledge.MARKERS
+#: The position of ``movement`` among a move record's fields.
+_MOVEMENT = knowledge.Play._fields.index("movement")
 TEAM = knowledge.TEAM
 #: A move of this many spaces is average on Talia's boards: longer ones go to the team.
 AVERAGE_MOVE = 3.0
@@ -125,7 +127,7 @@ def choose(state: knowledge.State, beliefs: dict[int, Belief], playable: Sequenc
     It reads the state's packed markers (``spaces``, ``crossings``, ``flags``, team first),
     since it runs once for every card of every simulated game.
     """
-    free = _free(state.moved_this_round)
+    free = _FREE.get(state.moved_this_round) or _free(state.moved_this_round)
     if len(free) == 1 and len(playable) == 1:
         return playable[0], MARKERS[free[0]]
     board = state.game.board
@@ -139,20 +141,7 @@ def choose(state: knowledge.State, beliefs: dict[int, Belief], playable: Sequenc
         # The basic game (and a replacement): one card, each free marker weighed once.
         card = playable[0]
         number, value = beliefs[card]
-        table = None if number else board.tables[value]
-        best_value, best_marker = -1e9, free[0]
-        for who in free:
-            steps = value if table is None else table[spaces[who]]
-            if who == 0:
-                worth = steps - AVERAGE_MOVE
-            else:
-                weight = 1.5 if flags[who] else 1.0
-                if crossings[who] * length + (spaces[who] - finish) % length > close:
-                    weight += 0.5
-                worth = (AVERAGE_MOVE - steps) * weight
-            if worth > best_value:
-                best_value, best_marker = worth, who
-        return card, MARKERS[best_marker]
+        return card, MARKERS[_choose_marker(state, free, number, value)]
     weights = [
         -1.0
         if who == 0
@@ -170,6 +159,42 @@ def choose(state: knowledge.State, beliefs: dict[int, Belief], playable: Sequenc
             if worth > best_value:
                 best_value, best = worth, (card, who)
     return best[0], MARKERS[best[1]]
+
+
+def _choose_marker(state: knowledge.State, free: tuple[int, ...], number: bool, value: int) -> int:
+    """:func:`choose` for one card (the basic game, a replacement): the free marker
+    (position in ``MARKERS``) the belief ``(number, value)`` goes to."""
+    board = state.game.board
+    length, finish = board.length, board.finish
+    spaces, crossings, flags = state.spaces, state.crossings, state.flags
+    # A move is worth (AVERAGE_MOVE - steps) x weight: the team's weight is -1 (long moves
+    # are good), an opponent's 1, + 0.5 showing its flag, + 0.5 when less than 6 behind.
+    close = crossings[0] * length + (spaces[0] - finish) % length - 6
+    best_value, best_marker = -1e9, free[0]
+    opponents = free
+    if free[0] == 0:
+        # The team first (``free`` is in MARKERS order), then the opponents.
+        best_value = (value if number else board.tables[value][spaces[0]]) - AVERAGE_MOVE
+        opponents = free[1:]
+    if number:
+        short = AVERAGE_MOVE - value  # the same move for every marker
+        for who in opponents:
+            weight = 1.5 if flags[who] else 1.0
+            if crossings[who] * length + (spaces[who] - finish) % length > close:
+                weight += 0.5
+            worth = short * weight
+            if worth > best_value:
+                best_value, best_marker = worth, who
+        return best_marker
+    table = board.tables[value]
+    for who in opponents:
+        weight = 1.5 if flags[who] else 1.0
+        if crossings[who] * length + (spaces[who] - finish) % length > close:
+            weight += 0.5
+        worth = (AVERAGE_MOVE - table[spaces[who]]) * weight
+        if worth > best_value:
+            best_value, best_marker = worth, who
+    return best_marker
 
 
 def _playable(state: knowledge.State) -> list[int]:
@@ -201,6 +226,32 @@ def play_game(
     state = knowledge.deal(board, tuple(order), seed=seed, variant=variant, harder_start=harder_start)
     beliefs: dict[int, Belief] = {}
     is_terminal, assign = knowledge.is_terminal, knowledge.assign
+    if strategy != "random" and variant == "basic":
+        # The basic game's loop, inline (the speed target is measured here): one card at a
+        # time, in draw order, so its belief is drawn just before it is chosen (the same
+        # draws, in the same order, as the general loop below).
+        while state.triggered_by is None or len(state.moved_this_round) < knowledge.CARDS_PER_ROUND:
+            if state.round > MAX_ROUNDS:
+                raise RuntimeError(f"game {seed} did not end")
+            moved = state.moved_this_round
+            card = state.replacement
+            if card is None:
+                card = state.round_cards[len(moved) + len(state.abandoned)]
+            # The belief (_belief, inline: the same draws in the same order).
+            quiz = order[card]
+            if rng.random() >= knows:
+                if quiz.category == "number":
+                    number, value = True, rng.randrange(6)
+                else:
+                    number, value = False, rng.choice(_GUESS_BITS[quiz.category])
+            elif quiz.number >= 0:
+                number, value = True, quiz.number
+            else:
+                number, value = False, quiz.mask
+            free = _FREE.get(moved) or _free(moved)
+            who = free[0] if len(free) == 1 else _choose_marker(state, free, number, value)
+            state = assign(state, card, MARKERS[who])
+        return state
     while not is_terminal(state):
         if state.round > MAX_ROUNDS:
             raise RuntimeError(f"game {seed} did not end")
@@ -249,7 +300,12 @@ def simulate(
         assert result is not None
         won += result["result"] == "won"
         rounds += state.round
-        replacements += sum(1 for play in state.history if play.movement == "abandoned")
+        # The move records' chain walked as is (``State.history`` would copy it); a record
+        # there may be a plain tuple of the Play's fields.
+        log = state.log
+        while log is not None:
+            log, play = log
+            replacements += play[_MOVEMENT] == knowledge.ABANDONED
     return Figures(
         variant=variant,
         harder_start=harder_start,

@@ -1520,6 +1520,62 @@ def test_states_with_long_histories_compare_by_their_plays() -> None:
     assert state_from_dict(data).history[-1] == state.history[-1]
 
 
+def test_the_history_gives_move_records_however_the_chain_keeps_them() -> None:
+    """``assign`` keeps a move record as the plain tuple of its fields (one tuple fewer per
+    card); the history still gives :class:`knowledge.Play` values, the same as a state read
+    back from its data (whose chain holds Plays), field by field."""
+    for seed in range(6):
+        rng = random.Random(f"records:{seed}")
+        state = new_game({"board": random_board(rng), "cards": POOL}, seed=seed, variant="basic")
+        while not is_terminal(state):
+            state = knowledge.assign(state, *rng.choice(_index_actions(state)))
+        history = state.history
+        assert history and all(type(play) is knowledge.Play for play in history)
+        read = state_from_dict(json.loads(json.dumps(state.to_dict())))
+        assert read.history == history and read == state
+        assert [play.to_dict() for play in read.history] == [play.to_dict() for play in history]
+        assert [play.round for play in history] == sorted(play.round for play in history)
+
+
+def _index_actions(state: State) -> list[tuple[int, str]]:
+    return [(state.card_ids[action["card"]], action["marker"]) for action in legal_actions(state, None)]
+
+
+def test_card_ids_is_a_read_only_mapping_of_every_card() -> None:
+    state = new_game({"cards": POOL}, seed=4, variant="strategic")
+    ids = state.card_ids
+    expected = {card.id: index for index, card in enumerate(state.cards)}
+    assert dict(ids) == expected and len(ids) == len(expected) and list(ids) == list(expected)
+    assert POOL[0]["id"] in ids and "nope" not in ids and ids.get("nope") is None
+    with pytest.raises(KeyError):
+        ids["nope"]
+    with pytest.raises(TypeError):
+        ids["nope"] = 1  # type: ignore[index]
+    assert knowledge.assign(state, state.round_cards[0], "team").card_ids is ids, "shared by the game"
+
+
+def test_outcome_reads_every_markers_progress_as_progress_does() -> None:
+    """Game End: ``outcome`` reads the packed markers; its progress is :func:`progress`."""
+    results: Counter[str] = Counter()
+    for seed in range(30):
+        rng = random.Random(f"outcome:{seed}")
+        state = new_game({"cards": POOL, "harder_start": seed % 2 == 1}, seed=seed, variant="basic")
+        while not is_terminal(state):
+            state = knowledge.assign(state, *rng.choice(_index_actions(state)))
+        result = outcome(state)
+        assert result is not None
+        assert result["progress"] == {marker: progress(state, marker) for marker in MARKERS}
+        ahead = [
+            m.colour
+            for m in state.opponents
+            if m.flag and m.crossings >= 2 and progress(state, m.colour) > progress(state, "team")
+        ]
+        assert sorted(result["overtaken_by"]) == sorted(ahead)
+        assert result["result"] == ("lost" if ahead else "won")
+        results[result["result"]] += 1
+    assert results["won"] and results["lost"], "both endings are reached"
+
+
 @given(st.integers(min_value=0, max_value=10_000))
 @settings(max_examples=30, deadline=None)
 def test_board_tables_give_the_nearest_printed_match_ahead_of_every_space(seed: int) -> None:
