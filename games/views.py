@@ -509,7 +509,7 @@ def _class_run_for_teacher(request: HttpRequest, pk: int) -> ClassRun:
 
 @require_POST
 def class_round(request: HttpRequest, pk: int) -> HttpResponse:
-    """ "Pair and start": the next round of duels."""
+    """Pair and start: the next round of duels."""
     run = _class_run_for_teacher(request, pk)
     # No success message: the projector shows the new round itself.
     try:

@@ -50,7 +50,7 @@ def attempt_start(
 
 
 def review_quiz_create(*, student: Any, teacher: Any) -> Any:
-    """ "Assign review": a quiz of ``student``'s own due and weakest items, owned by ``teacher``."""
+    """Assign review: a quiz of ``student``'s own due and weakest items, owned by ``teacher``."""
     from lms.progress import selectors as progress
     from lms.progress import services as memory
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import tablib
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
@@ -43,7 +43,7 @@ def mine(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def review(request: HttpRequest) -> HttpResponse:
-    """"Review now": a short quiz of my own items that are due, then the weakest."""
+    """Review now: a short quiz of my own items that are due, then the weakest."""
     from games.quiz import services as quizzes
 
     services.namings_absorb(user=request.user)

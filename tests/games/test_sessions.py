@@ -469,7 +469,7 @@ def test_polling_answers_unchanged_while_the_version_is_the_same(duel):
 
 
 def test_no_response_to_a_player_holds_a_name_before_its_card_back_is_shown(duel):
-    """ "Per-player views": the names are the challenge, so they appear only in a reveal."""
+    """Per-player views: the names are the challenge, so they appear only in a reveal."""
     session = duel.session
     clients = {"p1": duel.client(duel.ala), "p2": duel.client(duel.olek), None: duel.client(duel.teacher)}
     pages = {

@@ -1,4 +1,4 @@
-""" "Assign review": adaptive homework where each student's quiz comes from their own memory."""
+"""Assign review: adaptive homework where each student's quiz comes from their own memory."""
 
 from __future__ import annotations
 

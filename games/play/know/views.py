@@ -105,7 +105,7 @@ def know_projector_view(request: HttpRequest, pk: int) -> JsonResponse:
 @login_required
 @require_POST
 def know_keep(request: HttpRequest, pk: int) -> HttpResponse:
-    """ "Keep these questions": the finished game's questions go to the teacher's question bank."""
+    """Keep these questions: the finished game's questions go to the teacher's question bank."""
     session = get_object_or_404(GameSession, pk=pk, game="know")
     try:
         kept, before = services.know_questions_keep(session=session, by=request.user)

@@ -1,4 +1,4 @@
-""" "Review now": a student's own due and weakest items become a short quiz, graded into progress."""
+"""Review now: a student's own due and weakest items become a short quiz, graded into progress."""
 
 from __future__ import annotations
 
