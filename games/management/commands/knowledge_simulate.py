@@ -218,15 +218,20 @@ def play_game(
     harder_start: bool,
     knows: float,
     strategy: str = "simple",
+    general: bool = False,
 ) -> knowledge.State:
-    """One complete game; the card order is shuffled with the game's seed."""
+    """One complete game; the card order is shuffled with the game's seed.
+
+    ``general``: play the basic game through the general loop too, the reference the
+    inline loop must match move for move (a test compares them).
+    """
     rng = random.Random(seed)
     order = list(cards)
     rng.shuffle(order)
     state = knowledge.deal(board, tuple(order), seed=seed, variant=variant, harder_start=harder_start)
     beliefs: dict[int, Belief] = {}
     is_terminal, assign = knowledge.is_terminal, knowledge.assign
-    if strategy != "random" and variant == "basic":
+    if strategy != "random" and variant == "basic" and not general:
         # The basic game's loop, inline (the speed target is measured here): one card at a
         # time, in draw order, so its belief is drawn just before it is chosen (the same
         # draws, in the same order, as the general loop below).

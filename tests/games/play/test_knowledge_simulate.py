@@ -60,6 +60,22 @@ def test_every_simulated_game_is_complete_and_moves_each_marker_once_a_round() -
             assert sorted(moved) == sorted(knowledge.MARKERS)
 
 
+@pytest.mark.parametrize("harder_start", [False, True])
+def test_the_basic_games_inline_loop_plays_the_same_games_as_the_general_one(harder_start: bool) -> None:
+    """The simulator's fast loop is a speed-up only: the same choices, the same games."""
+    cards = cards_from_rows(json.loads(DEMO_POOL.read_text(encoding="utf-8")))
+    for seed in range(40):
+        options: dict[str, Any] = {
+            "seed": seed,
+            "variant": "basic",
+            "harder_start": harder_start,
+            "knows": 0.6,
+        }
+        fast = play_game(default_board(), cards, **options)
+        reference = play_game(default_board(), cards, general=True, **options)
+        assert fast.to_dict() == reference.to_dict(), f"game {seed} differs"
+
+
 def test_the_simple_strategy_gives_a_long_move_to_the_team_and_a_short_one_to_an_opponent() -> None:
     rows = [{"category": "number", "answer": n} for n in (5, 0, 1, 2, 3, 4)]
     state = knowledge.deal(default_board(), cards_from_rows(rows), seed=1)
