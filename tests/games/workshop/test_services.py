@@ -283,8 +283,12 @@ def test_a_closed_workshop_changes_no_more(grouping, players, teacher):
 
 
 def test_every_change_bumps_the_version_and_tells_the_channel_group(
-    teacher, symbols, django_capture_on_commit_callbacks
+    teacher, symbols, django_capture_on_commit_callbacks, settings
 ):
+    # The message the service sends, read on the in-memory layer: Redis's pub/sub layer
+    # binds its subscriptions to one event loop, and each async_to_sync call here runs its
+    # own (the Redis layer itself is tested in tests/games/test_live.py).
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     workshop = services.workshop_create(teacher=teacher, allow_guests=True)
     layer = get_channel_layer()
     channel = async_to_sync(layer.new_channel)()
