@@ -258,13 +258,21 @@ class Table:
 def class_progress_table(users: Iterable[Any], *, now: datetime | None = None) -> Table:
     """The class's progress for export: per student, items met/known/due and mastery per period and theme."""
     from django.utils.translation import gettext as _
+    from django.utils.translation import pgettext
 
     now = now or timezone.now()
     users = list(users)
     per_user = {user.pk: class_mastery([user], now=now) for user in users}
     periods = sorted({row.label for table in per_user.values() for row in table["periods"]})
     themes = sorted({row.label for table in per_user.values() for row in table["themes"]})
-    headers = [_("Student"), _("Username"), _("Items met"), _("Known"), _("Due"), _("Mastery %")]
+    headers = [
+        _("Student"),
+        _("Username"),
+        _("Items met"),
+        _("Known"),
+        pgettext("items due for review", "Due"),
+        _("Mastery %"),
+    ]
     headers += [_("Period: %(name)s") % {"name": name} for name in periods]
     headers += [_("Theme: %(name)s") % {"name": name} for name in themes]
     rows = []
