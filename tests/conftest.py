@@ -44,7 +44,8 @@ def pytest_collection_modifyitems(items):
             or (marker is not None and marker.kwargs.get("transaction", False))
         )
         if transactional and not (marker is not None and marker.kwargs.get("serialized_rollback")):
-            item.add_marker(pytest.mark.django_db(transaction=True, serialized_rollback=True))
+            # Prepended: a test's own `django_db(transaction=True)` must not hide it.
+            item.add_marker(pytest.mark.django_db(transaction=True, serialized_rollback=True), append=False)
 
 
 @pytest.fixture
