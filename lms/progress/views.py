@@ -64,10 +64,16 @@ def _taught_class(request: HttpRequest, pk: int) -> Any:
     return school_class
 
 
-def _class_context(school_class: Any) -> dict[str, Any]:
+def _students_absorbed(school_class: Any) -> list[Any]:
+    """The class's students, each with their namings in play taken into their memory."""
     students = class_students(school_class)
     for student in students:
         services.namings_absorb(user=student)
+    return students
+
+
+def _class_context(school_class: Any) -> dict[str, Any]:
+    students = _students_absorbed(school_class)
     mastery = selectors.class_mastery(students)
     return {
         "school_class": school_class,
@@ -126,10 +132,11 @@ def class_student(request: HttpRequest, pk: int, user_pk: int) -> HttpResponse:
 @require_GET
 def class_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     """The class's progress as CSV or XLSX: one row per student, one column per period and theme."""
-    context = _class_context(_taught_class(request, pk))
-    data = selectors.class_progress_table(context["students"])
+    school_class = _taught_class(request, pk)
+    students = _students_absorbed(school_class)
+    data = selectors.class_progress_table(students)
     dataset = tablib.Dataset(*data.rows, headers=data.headers, title=str(_("Progress"))[:31])
-    name = f"progress-{slugify(context['school_class'].name) or pk}"
+    name = f"progress-{slugify(school_class.name) or pk}"
     if fmt == "xlsx":
         response = HttpResponse(
             dataset.export("xlsx"),
