@@ -173,8 +173,12 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 # Threads per web process for the WebSocket consumers' database work, each with a
-# connection of its own (PostgreSQL; SQLite keeps Channels' single thread): games/consumers.py.
+# connection of its own (PostgreSQL; SQLite keeps Channels' single thread): games/database_threads.py.
 LIVE_DB_THREADS = env.int("LIVE_DB_THREADS", default=8)
+# The fast path of a live action (PostgreSQL): a running plain game held in the process, one
+# statement per action, refusals without the database (games/live.py). false: every action
+# takes the locked path.
+LIVE_FAST_PATH = env.bool("LIVE_FAST_PATH", default=True)
 
 # The broker: Redis in production. `make run` uses a folder in var/ ("filesystem://"), so
 # the embedded mode runs a real worker beside the web server and long work shows its

@@ -27,88 +27,29 @@ Messages to the browser: ``{"type": "state", ...}`` with the fields of
 
 from __future__ import annotations
 
-import contextlib
 import json
-import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any
 
-from asgiref.sync import sync_to_async
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.conf import settings
-from django.db import close_old_connections, connection, connections
+from channels.consumer import get_handler_name
 
 from games.engines.base import ActionError
 
-from . import selectors, services
+from . import database_threads, live, selectors, services
+from .database_threads import in_database_thread
 from .models import GameSession, Participant
+
+
+def database_threads_close() -> None:
+    """Close every database connection the live path holds: the database threads' and the
+    fast path's (tests: before the test database is dropped)."""
+    database_threads.database_threads_close()
+    live.connections_close()
+
 
 #: Close codes in the private range: the page stops reconnecting on these.
 CLOSE_NOT_A_PARTICIPANT = 4403
 CLOSE_NO_SESSION = 4404
-
-T = TypeVar("T")
-_executor: ThreadPoolExecutor | None = None
-_executor_threads = 0
-_executor_lock = threading.Lock()
-
-
-def _database_threads() -> ThreadPoolExecutor | None:
-    """The consumers' database threads; ``None`` on SQLite, which writes one at a time anyway
-    (the embedded mode keeps Channels' single thread)."""
-    global _executor, _executor_threads
-    # Threads of a process that run the consumers' database work, each on a connection of
-    # its own (``LIVE_DB_THREADS``). Channels' default runs every consumer's database call
-    # on one thread per process, so each waited for all the others' round trips.
-    threads = getattr(settings, "LIVE_DB_THREADS", 8)
-    if connection.vendor == "sqlite" or threads < 1:
-        return None
-    with _executor_lock:
-        if _executor is None:
-            _executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="live-db")
-            _executor_threads = threads
-        return _executor
-
-
-def _with_connections(function: Callable[..., T], *args: Any) -> T:
-    # As Channels' database_sync_to_async: drop connections past CONN_MAX_AGE or broken.
-    close_old_connections()
-    try:
-        return function(*args)
-    finally:
-        close_old_connections()
-
-
-async def in_database_thread(function: Callable[..., T], *args: Any) -> T:
-    """Run ``function(*args)``, which uses the database, off the event loop."""
-    executor = _database_threads()
-    if executor is None:
-        return await database_sync_to_async(function)(*args)
-    return await sync_to_async(_with_connections, thread_sensitive=False, executor=executor)(function, *args)
-
-
-def database_threads_close() -> None:
-    """Close the database connections of every database thread (tests: before the test
-    database is dropped)."""
-    global _executor
-    with _executor_lock:
-        executor, _executor = _executor, None
-    if executor is None:
-        return
-    workers = _executor_threads
-    barrier = threading.Barrier(workers)
-
-    def close() -> None:
-        # Each waits for the others, so every thread of the pool runs exactly one.
-        with contextlib.suppress(threading.BrokenBarrierError):
-            barrier.wait(timeout=5)
-        connections.close_all()
-
-    for job in [executor.submit(close) for _ in range(workers)]:
-        job.result()
-    executor.shutdown(wait=True)
 
 
 class SessionConsumer(AsyncJsonWebsocketConsumer):
@@ -136,7 +77,19 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             session_id=session_id, user=self.scope.get("user"), guest_tokens=tokens
         )
 
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # Channels closes stale database connections before every message, a trip to a
+        # thread each time; this consumer's database work runs in database threads that
+        # do it themselves (``database_threads.in_database_thread``), the fast path on its
+        # own connections.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
     async def disconnect(self, code: int) -> None:
+        if self.participant is not None:
+            live.table_forget(self.participant.session_id)
         if self.group is not None:
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
@@ -153,8 +106,12 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         if kind == "resume":
             await self.send_state()
         elif kind == "action":
+            assert self.participant is not None
             try:
-                payload, notices = await in_database_thread(self._act, content.get("action"))
+                done = await live.act(self.participant, content.get("action"))
+                if done is None:  # not for the fast path: the one service, locked
+                    done = await in_database_thread(self._act, content.get("action"))
+                payload, notices = done
             except ActionError as error:
                 await self.send_json({"type": "error", "error": error.code, "reason": str(error)})
                 return
@@ -188,6 +145,12 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         if self.shown is not None and event.get("version", 0) < self.shown[0]:
             return  # this socket already shows a later version
         broadcast = event.get("broadcast")
+        if self.participant is not None:  # before this socket's browser can act on that version
+            live.table_heard(
+                self.participant.session_id,
+                version=event.get("version", 0),
+                has_payloads=broadcast is not None,
+            )
         payload = None
         if broadcast is not None and self.participant is not None:
             payload = selectors.payload_from_broadcast(broadcast, self.participant.pk)
@@ -197,7 +160,11 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             await self.send_payload(payload)
 
     async def send_state(self) -> None:
-        await self.send_payload(await in_database_thread(self._payload))
+        assert self.participant is not None
+        payload = await live.payload(self.participant)
+        if payload is None:
+            payload = await in_database_thread(self._payload)
+        await self.send_payload(payload)
 
     async def send_payload(self, payload: dict[str, Any] | None) -> None:
         if payload is None:

@@ -442,12 +442,12 @@ def session_apply_action(
     (ZnajZnak) are recorded per student in the same transaction. ``from_client``: the
     action came from a browser, so a clock in it (``at``) is the server's to set.
     """
-    action = _action_clean(action)
+    action = action_clean(action)
     with transaction.atomic():
         session = GameSession.objects.select_for_update().get(pk=session_id)
         engine = _engine(session.game)
         if from_client:
-            action = _clock_stamp(session.game, action)
+            action = clock_stamp(session.game, action)
         if timers.deadline_passed(session):
             # Note c: the time ran out before this action came; the timer ends the game instead.
             state = _apply_locked(session, engine, None, dict(timers.TIME_UP_ACTION))
@@ -480,16 +480,27 @@ def _apply_locked(session: GameSession, engine: Any, player_id: str | None, acti
         session.finished_at = timezone.now()
         fields += ["status", "finished_at"]
     session.save(update_fields=fields)
-    if engine.is_terminal(state) and session.kind == GameSession.Kind.PRACTICE:
-        _practice_result(session, state)
-    if engine.is_terminal(state) and session.game == "knowledge":
-        from lms import grading
-
-        grading.game_session_finished(session=session)  # a Knowledge? game set as homework
+    if engine.is_terminal(state) and end_has_effects(session):
+        _end_effects(session, state)
     from games.selectors import session_broadcast  # the selectors read through this module
 
     _publish_on_commit(session, session_broadcast(session=session, participants=participants, state=state))
     return state
+
+
+def end_has_effects(session: GameSession) -> bool:
+    """Whether the end of ``session`` stores more than its status and last action: a
+    practice's result, a Knowledge? game's grade where it was set as homework."""
+    return session.kind == GameSession.Kind.PRACTICE or session.game == "knowledge"
+
+
+def _end_effects(session: GameSession, state: Any) -> None:
+    if session.kind == GameSession.Kind.PRACTICE:
+        _practice_result(session, state)
+    if session.game == "knowledge":
+        from lms import grading
+
+        grading.game_session_finished(session=session)  # a Knowledge? game set as homework
 
 
 def _namings_record(
@@ -502,14 +513,35 @@ def _namings_record(
 ) -> None:
     """Record the namings ``after`` has beyond ``before`` (the engine's ``namings`` only grow).
 
-    Bots' namings are not a student's and are not recorded. ``participants``: the
-    session's, when the caller has them already.
+    ``participants``: the session's, when the caller has them already.
+    """
+    if participants is None:
+        participants = list(session.participants.all())
+    rows = naming_rows(session, before, after, action_index=action_index, participants=participants)
+    if rows:
+        # A symbol deleted from the library since the deck was built keeps its snapshot.
+        existing = set(
+            Symbol.objects.filter(pk__in={r.symbol_id for r in rows if r.symbol_id}).values_list(
+                "pk", flat=True
+            )
+        )
+        for row in rows:
+            if row.symbol_id not in existing:
+                row.symbol_id = None
+        NamingRecord.objects.bulk_create(rows)
+
+
+def naming_rows(
+    session: GameSession, before: Any, after: Any, *, action_index: int, participants: list[Participant]
+) -> list[NamingRecord]:
+    """The unsaved rows of the namings ``after`` has beyond ``before``, one per student's naming.
+
+    Bots' namings are not a student's and get no row. ``symbol_id`` is the deck's link to
+    the library, not yet checked against it (the caller does, in its own statement).
     """
     new = list(getattr(after, "namings", ()))[len(getattr(before, "namings", ())) :]
     if not new:
-        return
-    if participants is None:
-        participants = list(session.participants.all())
+        return []
     people = {p.player_id: p for p in participants if p.player_id and p.role != Participant.Role.BOT}
     symbols = session.assets.get("symbols", {})
     names = session.setup.get("names", {})
@@ -535,24 +567,14 @@ def _namings_record(
                 dont_know=naming.dont_know,
             )
         )
-    if rows:
-        # A symbol deleted from the library since the deck was built keeps its snapshot.
-        existing = set(
-            Symbol.objects.filter(pk__in={r.symbol_id for r in rows if r.symbol_id}).values_list(
-                "pk", flat=True
-            )
-        )
-        for row in rows:
-            if row.symbol_id not in existing:
-                row.symbol_id = None
-        NamingRecord.objects.bulk_create(rows)
+    return rows
 
 
 #: Games whose actions carry the server's wall clock (``at``): Activity's hourglass.
 CLOCKED_GAMES = frozenset({"activity"})
 
 
-def _clock_stamp(game: str, action: dict[str, Any]) -> dict[str, Any]:
+def clock_stamp(game: str, action: dict[str, Any]) -> dict[str, Any]:
     """A browser's action gets the server's clock, never its own (a skewed hourglass)."""
     action = {key: value for key, value in action.items() if key != "at"}
     if game in CLOCKED_GAMES:
@@ -560,7 +582,9 @@ def _clock_stamp(game: str, action: dict[str, Any]) -> dict[str, Any]:
     return action
 
 
-def _action_clean(action: Any) -> dict[str, Any]:
+def action_clean(action: Any) -> dict[str, Any]:
+    """An action from outside as the engines take it: a JSON object with a type, not too large,
+    without a ``player`` (who acts is the server's to say); ``InvalidAction`` otherwise."""
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise InvalidAction(_("An action is a JSON object with a type."))
     if len(json.dumps(action)) > ACTION_MAX_BYTES:
@@ -1099,7 +1123,7 @@ def log_replay(log: Any) -> Replay:
             player = action.get("player")
             if player is not None and not isinstance(player, str):
                 raise InvalidAction("The player of an action is a string.")
-            state = engine.apply_action(state, player, _action_clean(action))
+            state = engine.apply_action(state, player, action_clean(action))
         except ActionError as error:
             return Replay(state.to_dict(), {"index": index, "error": error.code, "reason": str(error)})
     return Replay(state.to_dict())

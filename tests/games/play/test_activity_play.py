@@ -369,9 +369,9 @@ def test_a_clock_sent_by_a_browser_is_replaced_by_the_servers(db: Any) -> None:
     """Any action path (socket, POST) stamps Activity's ``at`` itself; other games drop it."""
     import time as clock
 
-    from games.services import _clock_stamp
+    from games.services import clock_stamp
 
     before = clock.time()
-    stamped = _clock_stamp("activity", {"type": "start_timer", "at": 1.0})
+    stamped = clock_stamp("activity", {"type": "start_timer", "at": 1.0})
     assert stamped["at"] >= round(before, 3) - 0.001
-    assert _clock_stamp("znajznak", {"type": "stop", "at": 5}) == {"type": "stop"}
+    assert clock_stamp("znajznak", {"type": "stop", "at": 5}) == {"type": "stop"}

@@ -1,0 +1,361 @@
+"""The fast path of a live action: a running game as the process that plays it holds it.
+
+Per action, the one service (``services.session_apply_action``) locks the session row,
+reads the whole session (setup, state and assets: about 20 KB of JSON for a ZnajZnak
+deck), applies the engine, stores the action, the namings and the state in one
+transaction, and builds every viewer's payload: about 7 statements and 10 ms of Python
+on a quiet machine, most of it the ORM. A WebSocket consumer playing a plain game
+(``GameSession.Kind.GAME``, PostgreSQL) goes through this module first instead:
+
+* the process keeps a **live table** per session it plays: the session row as read at the
+  start (setup, assets, timer: they do not change while a game runs), the participants
+  and the engine state of the newest version it knows (:class:`LiveTable`);
+* an action is applied to that state in memory; a refusal (a STOP that lost the race, a
+  wrong symbol) is answered without touching the database;
+* an accepted action is stored with **one** SQL statement that bumps the version only if
+  it is still the one the table holds (optimistic concurrency) and, in the same
+  statement, inserts the ``ActionRecord`` and the namings (:func:`_write`).
+
+A socket that opens or resumes gets its payload from the table too (:func:`payload`).
+
+Everything the fast path cannot do alone goes to the one service, which is always right
+because it locks the row and reads it afresh: an end that stores more than the status (a
+Knowledge? game's homework grade), a passed deadline (note c), a version that moved on (another
+process or an HTTP request wrote first: the statement changes nothing and the table is
+forgotten), any other kind of session, SQLite (the embedded mode writes one at a time
+anyway). So no update is lost and none applies out of order: the version in the ``WHERE``
+serialises the fast path with the locked one, and within a process one ``asyncio.Lock``
+per table serialises the sockets of a session.
+
+A refusal is decided on the newest version this process has heard of. Each change
+notice reaches the process's consumers before any of its browsers shows that version
+(:func:`table_heard` runs first), so an action is never refused on a state older than
+the one its player acted on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import psycopg
+from django.conf import settings
+from django.db import connection, connections
+from django.utils import timezone
+
+from content.models import Symbol
+
+from . import selectors, services, timers
+from .database_threads import in_database_thread
+from .engines import engine_for
+from .models import ActionRecord, GameSession, NamingRecord, Participant
+
+#: The columns of a naming row, in the order :func:`_write` gives them.
+NAMING_COLUMNS = (
+    "session", "participant", "user", "action_index", "symbol", "symbol_key",
+    "symbol_number", "symbol_name", "text", "correct", "dont_know", "created",
+)  # fmt: skip
+#: One naming's values (a symbol deleted from the library since the deal keeps its snapshot).
+NAMING_VALUES = "(%s::bigint, %s::bigint, %s::bigint, %s, %s::int, %s, %s, %s::boolean, %s::boolean)"
+
+#: Tables a process keeps at most; the least recently used is forgotten first.
+TABLES_MAX = 2000
+
+
+@dataclass
+class LiveTable:
+    """What one process holds of a running game between its actions."""
+
+    session: GameSession  # the row as read at load: setup, assets, kind, timer; ``version`` kept current
+    engine: Any
+    state: Any  # the engine's state at ``session.version``
+    participants: list[Participant]
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+_tables: OrderedDict[int, LiveTable] = OrderedDict()
+
+
+def enabled() -> bool:
+    """Whether this process takes the fast path (``LIVE_FAST_PATH``; PostgreSQL only)."""
+    return bool(getattr(settings, "LIVE_FAST_PATH", True)) and connection.vendor == "postgresql"
+
+
+def table_forget(session_id: int) -> None:
+    """Drop the table of ``session_id``: the next action reads the session afresh."""
+    _tables.pop(session_id, None)
+
+
+def table_heard(session_id: int, *, version: int, has_payloads: bool) -> None:
+    """A change notice of ``session_id`` reached this process (``consumers.session_changed``).
+
+    A newer version than the table's was written elsewhere, and a notice without payloads
+    (someone joined, a slow-path write of another kind) may have changed what the table
+    holds: either way the table is forgotten.
+    """
+    table = _tables.get(session_id)
+    if table is not None and (not has_payloads or version > table.session.version):
+        table_forget(session_id)
+
+
+Notices = list[tuple[str, dict[str, Any]]]
+
+
+async def act(participant: Participant, action: Any) -> tuple[dict[str, Any] | None, Notices] | None:
+    """Apply ``action`` by ``participant`` on the fast path, if it can take it.
+
+    Returns the participant's new payload and the notices to send, or ``None`` when the
+    action must go to the one service (``services.session_act``) instead. Refusals raise
+    ``ActionError`` as the service does, and store nothing.
+    """
+    if not enabled() or participant.role == Participant.Role.SPECTATOR:
+        return None
+    action = services.action_clean(action)
+    table = await _table(participant.session_id)
+    if table is None:
+        return None
+    async with table.lock:
+        session = table.session
+        if _tables.get(session.pk) is not table or timers.deadline_passed(session):
+            return None  # forgotten while this action waited, or the time is up (note c)
+        player_id = participant.engine_player
+        action = services.clock_stamp(session.game, action)
+        state = table.engine.apply_action(table.state, player_id, action)  # a refusal raises here
+        ended = table.engine.is_terminal(state)
+        if ended and services.end_has_effects(session):
+            table_forget(session.pk)
+            return None  # the end has results to store (homework, practice): the one service does it
+        rows = services.naming_rows(
+            session, table.state, state, action_index=session.version, participants=table.participants
+        )
+        now = timezone.now()
+        statement = _write_statement(
+            session.pk,
+            session.version,
+            player_id or "",
+            action,
+            state.to_dict(),
+            rows,
+            ended_at=now if ended else None,
+            now=now,
+        )
+        written = await _statements().write(*statement)
+        if not written or ended:
+            table_forget(session.pk)  # a finished game is never played again
+        if not written:
+            return None  # the version moved on, or the statement failed: the locked path decides
+        table.state = state
+        session.version += 1
+        if ended:
+            session.status, session.finished_at = GameSession.Status.FINISHED, now
+        broadcast = selectors.session_broadcast(session=session, participants=table.participants, state=state)
+    assert broadcast is not None  # a plain game always has one
+    notice = services.session_notice(version=session.version, broadcast=broadcast)
+    return selectors.payload_from_broadcast(broadcast, participant.pk), [(session.group_name, notice)]
+
+
+async def payload(participant: Participant) -> dict[str, Any] | None:
+    """``participant``'s payload from the table of their running plain game (a socket that
+    opens or resumes), read once for the sockets of the game; ``None`` where there is no
+    table for it: the caller reads the session (``selectors.session_payload``)."""
+    if not enabled():
+        return None
+    table = await _table(participant.session_id)
+    if table is None or timers.deadline_passed(table.session):
+        return None
+    session = table.session
+    broadcast = selectors.session_broadcast(
+        session=session, participants=table.participants, state=table.state
+    )
+    return None if broadcast is None else selectors.payload_from_broadcast(broadcast, participant.pk)
+
+
+async def _table(session_id: int) -> LiveTable | None:
+    table = _tables.get(session_id)
+    if table is not None:
+        _tables.move_to_end(session_id)
+        return table
+    table = await in_database_thread(_table_load, session_id)
+    if table is None:
+        return None
+    # Two sockets may have loaded it at once: the first one kept wins.
+    table = _tables.setdefault(session_id, table)
+    while len(_tables) > TABLES_MAX:
+        _tables.popitem(last=False)
+    return table
+
+
+def _table_load(session_id: int) -> LiveTable | None:
+    """Read a running plain game's table; ``None`` for anything the fast path leaves alone."""
+    session = GameSession.objects.filter(pk=session_id).first()
+    if (
+        session is None
+        or session.kind != GameSession.Kind.GAME
+        or session.status != GameSession.Status.RUNNING
+        or session.state is None
+    ):
+        return None
+    engine = engine_for(session.game)
+    state = engine.state_from_dict(session.state)
+    session.state = None  # the table's engine state is the current one; the row's JSON is not kept
+    participants = list(selectors.session_participants(session))
+    return LiveTable(session=session, engine=engine, state=state, participants=participants)
+
+
+def _write_statement(
+    session_id: int,
+    version: int,
+    player_id: str,
+    action: dict[str, Any],
+    state: dict[str, Any],
+    namings: list[NamingRecord],
+    *,
+    ended_at: datetime | None,
+    now: datetime,
+) -> tuple[str, list[Any]]:
+    """The statement that stores version ``version + 1`` of a running session if ``version``
+    is still the stored one: the state, the ``ActionRecord`` and the namings, and with
+    ``ended_at`` the end of the game, all or nothing. It returns one row (the count of
+    sessions written: 1 or 0)."""
+    quote = connection.ops.quote_name
+    sessions, actions = GameSession._meta.db_table, ActionRecord._meta.db_table
+    status = GameSession.Status.FINISHED if ended_at else GameSession.Status.RUNNING
+    params: list[Any] = [json.dumps(state), now, status, ended_at, session_id, version]
+    params += [GameSession.Status.RUNNING]
+    params += [version, player_id, json.dumps(action), now]
+    namings_sql = ""
+    if namings:
+        column = {name: quote(NamingRecord._meta.get_field(name).column) for name in NAMING_COLUMNS}
+        namings_sql = f""", named AS (
+            INSERT INTO {quote(NamingRecord._meta.db_table)} ({", ".join(column.values())})
+            SELECT written.id, v.participant, v.person, %s, (
+                SELECT symbol.id FROM {quote(Symbol._meta.db_table)} symbol WHERE symbol.id = v.symbol
+            ), v.key, v.number, v.name, v.typed, v.correct, v.dont_know, %s
+            FROM written, (VALUES {", ".join([NAMING_VALUES] * len(namings))})
+                AS v(participant, person, symbol, key, number, name, typed, correct, dont_know)
+        )"""
+        params += [version, now]
+        for row in namings:
+            params += [row.participant_id, row.user_id, row.symbol_id, row.symbol_key, row.symbol_number]
+            params += [row.symbol_name, row.text, row.correct, row.dont_know]
+    sql = f"""
+        WITH written AS (
+            UPDATE {quote(sessions)}
+            SET state = %s::jsonb, version = version + 1, updated = %s, status = %s,
+                finished_at = coalesce(%s, finished_at)
+            WHERE id = %s AND version = %s AND status = %s
+            RETURNING id
+        ), logged AS (
+            INSERT INTO {quote(actions)} (session_id, {quote("index")}, player_id, action, created)
+            SELECT id, %s, %s, %s::jsonb, %s FROM written
+        ){namings_sql}
+        SELECT count(*) FROM written
+    """
+    return sql, params
+
+
+class _Statements:
+    """The few PostgreSQL connections an event loop writes the fast path's statements on.
+
+    Asynchronous (psycopg's ``AsyncConnection``, autocommit), so the write never leaves the
+    event loop: a database thread would have to take Python's lock back from the loop
+    after every round trip, and under load those hand-offs cost more than the statement.
+    Connections are opened as needed, up to ``LIVE_DB_THREADS``, and a broken one is dropped.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = max(1, size)
+        self.idle: list[psycopg.AsyncConnection[Any]] = []
+        self.opened: list[psycopg.AsyncConnection[Any]] = []
+        self.freed = asyncio.Condition()
+
+    async def write(self, sql: str, params: list[Any]) -> bool:
+        """Run the statement of :func:`_write_statement`; whether it stored the version.
+        A failure (the database gone, a broken connection) counts as not stored."""
+        try:
+            conn = await self._take()
+        except psycopg.Error:
+            return False
+        try:
+            cursor = await conn.execute(sql, params)
+            row = await cursor.fetchone()
+        except psycopg.Error:
+            await self._drop(conn)
+            return False
+        await self._give(conn)
+        return row is not None and row[0] == 1
+
+    async def _take(self) -> psycopg.AsyncConnection[Any]:
+        async with self.freed:
+            while not self.idle and len(self.opened) >= self.size:
+                await self.freed.wait()
+            if self.idle:
+                return self.idle.pop()
+            conn = await psycopg.AsyncConnection.connect(**_connection_params(), autocommit=True)
+            self.opened.append(conn)
+            return conn
+
+    async def _give(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        async with self.freed:
+            if conn.closed or conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                self._forget(conn)
+            else:
+                self.idle.append(conn)
+            self.freed.notify()
+
+    async def _drop(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        async with self.freed:
+            self._forget(conn)
+            self.freed.notify()
+        with contextlib.suppress(psycopg.Error):
+            await conn.close()
+
+    def _forget(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        if conn in self.opened:
+            self.opened.remove(conn)
+        if conn in self.idle:
+            self.idle.remove(conn)
+
+    def close_now(self) -> None:
+        """Close every connection at once, from any thread (tests: before the database is dropped)."""
+        for conn in self.opened:
+            with contextlib.suppress(Exception):
+                conn.pgconn.finish()
+        self.opened, self.idle = [], []
+
+
+_statement_sets: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Statements] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _statements() -> _Statements:
+    """This event loop's connections (a connection belongs to the loop that opened it)."""
+    loop = asyncio.get_running_loop()
+    found = _statement_sets.get(loop)
+    if found is None:
+        found = _statement_sets[loop] = _Statements(getattr(settings, "LIVE_DB_THREADS", 8))
+    return found
+
+
+def _connection_params() -> dict[str, Any]:
+    """Django's own connection parameters for the default database, less its sync-only parts."""
+    params = connections["default"].get_connection_params()
+    for sync_only in ("cursor_factory", "context"):
+        params.pop(sync_only, None)
+    return params
+
+
+def connections_close() -> None:
+    """Close the fast path's connections of every event loop, and forget every table
+    (tests: before the test database is dropped)."""
+    for found in list(_statement_sets.values()):
+        found.close_now()
+    _statement_sets.clear()
+    _tables.clear()
