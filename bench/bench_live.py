@@ -190,9 +190,6 @@ class Server:
     profile: Path | None = None
 
 
-SERVER = os.environ.get('BENCH_SERVER', 'daphne')
-
-
 def start_server(env: dict[str, str], var_dir: Path, number: int, profile_dir: Path | None) -> Server:
     port = free_port()
     log = var_dir / f"daphne-{number}.log"
@@ -201,12 +198,6 @@ def start_server(env: dict[str, str], var_dir: Path, number: int, profile_dir: P
     if profile_dir is not None:
         profile = profile_dir / f"daphne-{number}.prof"
         command = [PYTHON, "-c", PROFILE_WRAPPER, str(profile), *daphne_args]
-    elif SERVER == "uvicorn":
-        command = [
-            PYTHON, "-m", "uvicorn", "--host", HOST, "--port", str(port), "--ws", "websockets",
-            "--loop", "uvloop", "--http", "httptools", "--lifespan", "off", "--no-access-log",
-            "--log-level", "warning", "config.asgi:application",
-        ]  # fmt: skip
     else:
         command = [PYTHON, "-m", "daphne", *daphne_args]
     with log.open("wb") as log_file:

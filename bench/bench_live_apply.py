@@ -11,6 +11,10 @@ times each action exactly as a WebSocket consumer does it: ``session_act`` insid
 notice with every viewer's payload built), then each player's payload taken from the
 notice. CPU time is the thread's own (``time.thread_time``), so a busy machine inflates it
 far less than the wall time; the queries are counted per action.
+
+Then the same duels again on the fast path a consumer takes on PostgreSQL
+(``games/live.py``: the state held in the process, one statement per action), each action
+through ``live.act`` on one event loop (``--no-fast`` skips it).
 """
 
 from __future__ import annotations
@@ -34,6 +38,9 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=15, help="duels played (15, about 800 actions)")
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="PostgreSQL server")
     parser.add_argument("--db", default="talia_bench_apply", help="database, dropped and recreated")
+    parser.add_argument(
+        "--no-fast", dest="fast", action="store_false", help="only the locked path, not the fast path too"
+    )
     args = parser.parse_args()
 
     import psycopg
@@ -136,6 +143,67 @@ def run(args: argparse.Namespace) -> int:
         f"({', '.join(f'{kind} {count / n:.1f}' for kind, count in kinds.most_common())})"
     )
     print(f"Whole-process ceiling at this CPU cost, one core: {1 / statistics.mean(cpu):.0f} actions/s")
+    if not args.fast:
+        return 0
+
+    # The fast path (games/live.py), as a consumer takes it on PostgreSQL: the same duels,
+    # each action through live.act on one event loop, its one statement on the loop's
+    # asynchronous connection; CPU is the whole process's (the table's first read runs in a
+    # database thread).
+    import asyncio
+
+    from games import consumers, live
+
+    duels = []
+    for game in range(args.games):
+        session = services.session_create(
+            facilitator=teacher, game="znajznak", variant="duel", setup=setup, assets=assets, seed=game
+        )
+        seats = [services.session_join(session=session, user=user) for user in (first, second)]
+        session = services.session_start(session=session, by=teacher)
+        duels.append(
+            (
+                znajznak.state_from_dict(session.state),
+                {p.player_id: Participant.objects.get(pk=p.pk) for p in seats},
+            )
+        )
+
+    async def play() -> tuple[list[float], list[float], int]:
+        fast_cpu: list[float] = []
+        fast_wall: list[float] = []
+        locked = 0
+        for state, people in duels:
+            while not znajznak.is_terminal(state):
+                if state.phase == znajznak.LOOKING:
+                    who = rng.choice(sorted(people))
+                    action = {"type": "stop", "symbol": znajznak.common_symbol(state, who)}
+                else:
+                    assert state.claim is not None
+                    who = state.claim.player
+                    right = rng.random() >= 0.2
+                    action = {"type": "name", "text": names[state.claim.symbol] if right else "?"}
+                started, started_cpu = time.perf_counter(), time.process_time()
+                done = await live.act(people[who], action)
+                if done is None:  # not for the fast path: the locked one, as the consumer does
+                    locked += 1
+                    await consumers.in_database_thread(
+                        lambda p=people[who], a=action: services.session_act(participant=p, action=a)
+                    )
+                else:
+                    fast_cpu.append(time.process_time() - started_cpu)
+                    fast_wall.append(time.perf_counter() - started)
+                state = znajznak.apply_action(state, who, action)
+        consumers.database_threads_close()
+        return fast_cpu, fast_wall, locked
+
+    fast_cpu, fast_wall, locked = asyncio.run(play())
+    print(
+        f"Fast path: {len(fast_cpu)} actions on it, {locked} on the locked path (the table's first "
+        f"action after a change heard, the end of a game). CPU ms per action (process): median "
+        f"{1000 * statistics.median(fast_cpu):.2f}, mean {1000 * statistics.mean(fast_cpu):.2f}; wall ms "
+        f"per action: median {1000 * statistics.median(fast_wall):.2f}; one statement per action"
+    )
+    print(f"Whole-process ceiling at the fast path's CPU cost: {1 / statistics.mean(fast_cpu):.0f} actions/s")
     return 0
 
 

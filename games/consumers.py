@@ -30,8 +30,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.consumer import get_handler_name
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from games.engines.base import ActionError
 
@@ -142,15 +142,17 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         return self._payload(), notices
 
     async def session_changed(self, event: dict[str, Any]) -> None:
-        if self.shown is not None and event.get("version", 0) < self.shown[0]:
-            return  # this socket already shows a later version
         broadcast = event.get("broadcast")
-        if self.participant is not None:  # before this socket's browser can act on that version
+        if self.participant is not None:
+            # Every notice, also one this socket will not show (an older version): a join
+            # published just before an action still changes who is in the game.
             live.table_heard(
                 self.participant.session_id,
                 version=event.get("version", 0),
                 has_payloads=broadcast is not None,
             )
+        if self.shown is not None and event.get("version", 0) < self.shown[0]:
+            return  # this socket already shows a later version
         payload = None
         if broadcast is not None and self.participant is not None:
             payload = selectors.payload_from_broadcast(broadcast, self.participant.pk)

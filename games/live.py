@@ -27,10 +27,16 @@ anyway). So no update is lost and none applies out of order: the version in the 
 serialises the fast path with the locked one, and within a process one ``asyncio.Lock``
 per table serialises the sockets of a session.
 
-A refusal is decided on the newest version this process has heard of. Each change
-notice reaches the process's consumers before any of its browsers shows that version
-(:func:`table_heard` runs first), so an action is never refused on a state older than
-the one its player acted on.
+A table is kept current by the change notices that reach the process's consumers
+(:func:`table_heard`): a newer version written elsewhere, or any change without
+payloads, forgets it. A table read while a notice of its session arrived is not kept
+(the row read may be older than that notice, and no later notice would say so). A
+refusal is decided on the newest version this process has heard of; each notice reaches
+the process's consumers before any of its browsers shows that version, so an action is
+never refused on a state older than the one its player acted on.
+
+The speed this buys, and what still costs, is measured by ``bench/bench_live.py`` and
+``bench/bench_live_apply.py`` (``bench/README.md``).
 """
 
 from __future__ import annotations
@@ -77,9 +83,24 @@ class LiveTable:
     state: Any  # the engine's state at ``session.version``
     participants: list[Participant]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: The JSON of each top-level part of the stored state, with the value it encodes.
+    encoded: dict[str, tuple[Any, str]] = field(default_factory=dict)
+
+    def state_json(self, state: Any) -> str:
+        """``state``'s JSON for the row, encoding again only the parts that changed since
+        the last action (the deck's cards and names, most of the bytes, never do)."""
+        parts = []
+        for key, value in state.to_dict().items():
+            known = self.encoded.get(key)
+            if known is None or known[0] != value:
+                known = self.encoded[key] = (value, json.dumps(value))
+            parts.append(f"{json.dumps(key)}: {known[1]}")
+        return "{" + ", ".join(parts) + "}"
 
 
 _tables: OrderedDict[int, LiveTable] = OrderedDict()
+#: How many change notices of each session this process has heard (the most recent sessions).
+_heard: OrderedDict[int, int] = OrderedDict()
 
 
 def enabled() -> bool:
@@ -99,6 +120,9 @@ def table_heard(session_id: int, *, version: int, has_payloads: bool) -> None:
     (someone joined, a slow-path write of another kind) may have changed what the table
     holds: either way the table is forgotten.
     """
+    _heard[session_id] = _heard.pop(session_id, 0) + 1
+    while len(_heard) > TABLES_MAX * 10:
+        _heard.popitem(last=False)
     table = _tables.get(session_id)
     if table is not None and (not has_payloads or version > table.session.version):
         table_forget(session_id)
@@ -140,7 +164,7 @@ async def act(participant: Participant, action: Any) -> tuple[dict[str, Any] | N
             session.version,
             player_id or "",
             action,
-            state.to_dict(),
+            table.state_json(state),
             rows,
             ended_at=now if ended else None,
             now=now,
@@ -181,8 +205,11 @@ async def _table(session_id: int) -> LiveTable | None:
     if table is not None:
         _tables.move_to_end(session_id)
         return table
+    heard = _heard.get(session_id, 0)
     table = await in_database_thread(_table_load, session_id)
-    if table is None:
+    if table is None or _heard.get(session_id, 0) != heard:
+        # A change was heard while the row was read: what was read may be older than it,
+        # and no later notice would say so. The caller reads afresh instead.
         return None
     # Two sockets may have loaded it at once: the first one kept wins.
     table = _tables.setdefault(session_id, table)
@@ -213,7 +240,7 @@ def _write_statement(
     version: int,
     player_id: str,
     action: dict[str, Any],
-    state: dict[str, Any],
+    state: str,
     namings: list[NamingRecord],
     *,
     ended_at: datetime | None,
@@ -226,7 +253,7 @@ def _write_statement(
     quote = connection.ops.quote_name
     sessions, actions = GameSession._meta.db_table, ActionRecord._meta.db_table
     status = GameSession.Status.FINISHED if ended_at else GameSession.Status.RUNNING
-    params: list[Any] = [json.dumps(state), now, status, ended_at, session_id, version]
+    params: list[Any] = [state, now, status, ended_at, session_id, version]
     params += [GameSession.Status.RUNNING]
     params += [version, player_id, json.dumps(action), now]
     namings_sql = ""
@@ -359,3 +386,4 @@ def connections_close() -> None:
         found.close_now()
     _statement_sets.clear()
     _tables.clear()
+    _heard.clear()

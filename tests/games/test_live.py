@@ -2,8 +2,11 @@
 
 Every test runs on the in-memory channel layer and on the Redis layer (``REDIS_URL``);
 under CI=true a missing Redis fails the run (``tests/conftest.py``) rather than skipping.
-The tests run their coroutines with ``async_to_sync``, so the consumers' database calls
-run in the test's thread, on the test's (transactional) database.
+The tests run their coroutines with ``async_to_sync`` on the test's (transactional)
+database: on SQLite the consumers' database calls run in the test's thread; on PostgreSQL
+in the live path's database threads and, for actions on the fast path, on its own
+connections (``games/database_threads.py``, ``games/live.py``;
+``tests/games/test_live_fast_path.py`` tests the fast path itself).
 """
 
 from __future__ import annotations
