@@ -150,6 +150,7 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
                 self.participant.session_id,
                 version=event.get("version", 0),
                 has_payloads=broadcast is not None,
+                applied=event.get("applied"),
             )
         if self.shown is not None and event.get("version", 0) < self.shown[0]:
             return  # this socket already shows a later version

@@ -99,8 +99,9 @@ class LiveTable:
 
 
 _tables: OrderedDict[int, LiveTable] = OrderedDict()
-#: How many change notices of each session this process has heard (the most recent sessions).
-_heard: OrderedDict[int, int] = OrderedDict()
+#: What this process has heard of each session's changes (the most recent sessions): the
+#: count of notices without payloads and the newest version a notice named.
+_heard: OrderedDict[int, tuple[int, int]] = OrderedDict()
 
 
 def enabled() -> bool:
@@ -113,22 +114,63 @@ def table_forget(session_id: int) -> None:
     _tables.pop(session_id, None)
 
 
-def table_heard(session_id: int, *, version: int, has_payloads: bool) -> None:
+def table_heard(
+    session_id: int, *, version: int, has_payloads: bool, applied: dict[str, Any] | None = None
+) -> None:
     """A change notice of ``session_id`` reached this process (``consumers.session_changed``).
 
-    A newer version than the table's was written elsewhere, and a notice without payloads
-    (someone joined, a slow-path write of another kind) may have changed what the table
-    holds: either way the table is forgotten.
+    A notice of the fast path carries the action it stored (``applied``: player and
+    action): a table one version behind applies it too, as the engines are deterministic,
+    so the two players of a duel on two processes do not read the session after each
+    other's every action. Any other newer version, and a notice without payloads (someone
+    joined, a write of the locked path), may have changed what the table holds: the table
+    is forgotten.
     """
-    _heard[session_id] = _heard.pop(session_id, 0) + 1
+    without_payloads, newest = _heard.pop(session_id, (0, 0))
+    _heard[session_id] = (without_payloads + (not has_payloads), max(newest, version))
     while len(_heard) > TABLES_MAX * 10:
         _heard.popitem(last=False)
     table = _tables.get(session_id)
-    if table is not None and (not has_payloads or version > table.session.version):
-        table_forget(session_id)
+    if table is None or (has_payloads and version <= table.session.version):
+        return  # no table, or nothing it does not hold already
+    if (
+        has_payloads
+        and applied is not None
+        and version == table.session.version + 1
+        and _follow(table, applied)
+    ):
+        return
+    table_forget(session_id)
+
+
+def _follow(table: LiveTable, applied: dict[str, Any]) -> bool:
+    """Apply another process's stored action to ``table``; whether the table is current now.
+
+    Not while an action of this process waits on the table (it will find the version
+    moved on and take the locked path), nor past the end of the game.
+    """
+    if table.lock.locked():
+        return False
+    try:
+        state = table.engine.apply_action(table.state, applied.get("player"), applied["action"])
+    except Exception:  # whatever it is, the table cannot follow: it is read afresh instead
+        return False
+    if table.engine.is_terminal(state):
+        return False
+    table.state = state
+    table.session.version += 1
+    return True
 
 
 Notices = list[tuple[str, dict[str, Any]]]
+
+
+#: Tries of the fast path for one action when the version moved on under it.
+ATTEMPTS = 3
+
+
+class _MovedOn:
+    """The stored version was not the table's: read it again and try again."""
 
 
 async def act(participant: Participant, action: Any) -> tuple[dict[str, Any] | None, Notices] | None:
@@ -136,18 +178,32 @@ async def act(participant: Participant, action: Any) -> tuple[dict[str, Any] | N
 
     Returns the participant's new payload and the notices to send, or ``None`` when the
     action must go to the one service (``services.session_act``) instead. Refusals raise
-    ``ActionError`` as the service does, and store nothing.
+    ``ActionError`` as the service does, and store nothing. When another process stored a
+    version first (two players on two processes who said STOP at once), the table is read
+    again and the action tried on it: optimistic concurrency, a few times, then the lock.
     """
     if not enabled() or participant.role == Participant.Role.SPECTATOR:
         return None
     action = services.action_clean(action)
-    table = await _table(participant.session_id)
-    if table is None:
-        return None
+    for _attempt in range(ATTEMPTS):
+        table = await _table(participant.session_id)
+        if table is None:
+            return None
+        done = await _act_on(table, participant, action)
+        if not isinstance(done, _MovedOn):
+            return done
+    return None
+
+
+async def _act_on(
+    table: LiveTable, participant: Participant, action: dict[str, Any]
+) -> tuple[dict[str, Any] | None, Notices] | _MovedOn | None:
     async with table.lock:
         session = table.session
-        if _tables.get(session.pk) is not table or timers.deadline_passed(session):
-            return None  # forgotten while this action waited, or the time is up (note c)
+        if _tables.get(session.pk) is not table:
+            return _MovedOn()  # forgotten while this action waited
+        if timers.deadline_passed(session):
+            return None  # the time is up (note c): the one service ends the game
         player_id = participant.engine_player
         action = services.clock_stamp(session.game, action)
         state = table.engine.apply_action(table.state, player_id, action)  # a refusal raises here
@@ -173,7 +229,7 @@ async def act(participant: Participant, action: Any) -> tuple[dict[str, Any] | N
         if not written or ended:
             table_forget(session.pk)  # a finished game is never played again
         if not written:
-            return None  # the version moved on, or the statement failed: the locked path decides
+            return _MovedOn()  # the version moved on, or the statement failed
         table.state = state
         session.version += 1
         if ended:
@@ -181,6 +237,7 @@ async def act(participant: Participant, action: Any) -> tuple[dict[str, Any] | N
         broadcast = selectors.session_broadcast(session=session, participants=table.participants, state=state)
     assert broadcast is not None  # a plain game always has one
     notice = services.session_notice(version=session.version, broadcast=broadcast)
+    notice["applied"] = {"player": player_id, "action": action}  # other processes' tables follow it
     return selectors.payload_from_broadcast(broadcast, participant.pk), [(session.group_name, notice)]
 
 
@@ -205,11 +262,14 @@ async def _table(session_id: int) -> LiveTable | None:
     if table is not None:
         _tables.move_to_end(session_id)
         return table
-    heard = _heard.get(session_id, 0)
+    without_payloads = _heard.get(session_id, (0, 0))[0]
     table = await in_database_thread(_table_load, session_id)
-    if table is None or _heard.get(session_id, 0) != heard:
-        # A change was heard while the row was read: what was read may be older than it,
-        # and no later notice would say so. The caller reads afresh instead.
+    if table is None:
+        return None
+    heard = _heard.get(session_id, (0, 0))
+    if heard[0] != without_payloads or heard[1] > table.session.version:
+        # A change was heard while the row was read that the row may not hold, and no later
+        # notice would say so. The caller reads afresh instead.
         return None
     # Two sockets may have loaded it at once: the first one kept wins.
     table = _tables.setdefault(session_id, table)

@@ -466,8 +466,8 @@ def test_an_action_after_one_over_http_is_applied_on_the_new_version(duel, locke
 
 def test_a_stale_table_never_overwrites_a_version_written_without_a_notice(duel, locked, writes):
     """The optimistic version alone: no notice reaches the process, its table still holds
-    version 0 when the socket acts; the statement writes nothing and the locked service
-    applies the action on the stored version 1."""
+    version 0 when the socket acts; the statement writes nothing, the table is read again
+    and the action applied on the stored version 1 (optimistic concurrency, no lock)."""
     session = duel["session"]
     http_action = penalised_stop(session)
     common = znajznak.common_symbol(state_now(session), "p2")
@@ -497,13 +497,45 @@ def test_a_stale_table_never_overwrites_a_version_written_without_a_notice(duel,
 
     async_to_sync(scenario)()
 
-    assert writes == [False]  # the statement found version 1 stored, not the table's 0
-    assert locked == [("p2", {"type": "stop", "symbol": common})]
+    # The first statement found version 1 stored, not the table's 0; the second, on the
+    # table read again, stored version 2.
+    assert writes == [False, True]
+    assert locked == []
     session = assert_stored_as_the_log_replays(session)
     assert list(session.actions.values_list("player_id", "action")) == [
         ("p1", http_action),
         ("p2", {"type": "stop", "symbol": common}),
     ]
+
+
+def test_an_action_whose_version_keeps_moving_goes_to_the_locked_service_after_a_few_tries(
+    duel, locked, monkeypatch
+):
+    """Optimistic tries are bounded: when every statement finds another version stored (here:
+    made to, as if other processes kept writing first), the action takes the lock."""
+    session = duel["session"]
+    common = znajznak.common_symbol(state_now(session), "p1")
+    tries: list[int] = []
+
+    async def always_moved_on(self: Any, sql: str, params: list[Any]) -> bool:
+        tries.append(1)
+        return False
+
+    monkeypatch.setattr(live._Statements, "write", always_moved_on)
+
+    async def scenario() -> None:
+        ala = socket(session, duel["ala"])
+        await connected(ala)
+        await ala.send_json_to(action_message(type="stop", symbol=common))
+        answer = await state_at(ala, 1)
+        assert answer["view"]["claim"] == {"player": "p1", "symbol": common}
+        await ala.disconnect()
+
+    async_to_sync(scenario)()
+
+    assert len(tries) == live.ATTEMPTS
+    assert locked == [("p1", {"type": "stop", "symbol": common})]
+    assert_stored_as_the_log_replays(session)
 
 
 def test_a_spectator_who_joins_during_an_action_is_in_the_next_payloads(duel):
