@@ -99,6 +99,8 @@ class LiveTable:
 
 
 _tables: OrderedDict[int, LiveTable] = OrderedDict()
+#: The tables being read now, for the sockets that want one meanwhile.
+_reading: dict[int, asyncio.Future[LiveTable | None]] = {}
 #: What this process has heard of each session's changes (the most recent sessions): the
 #: count of notices without payloads and the newest version a notice named.
 _heard: OrderedDict[int, tuple[int, int]] = OrderedDict()
@@ -262,6 +264,25 @@ async def _table(session_id: int) -> LiveTable | None:
     if table is not None:
         _tables.move_to_end(session_id)
         return table
+    # The two sockets of a duel open at once: one read of the session serves both.
+    loop = asyncio.get_running_loop()
+    reading = _reading.get(session_id)
+    if reading is not None and reading.get_loop() is loop:
+        return await asyncio.shield(reading)
+    reading = _reading[session_id] = loop.create_future()
+    try:
+        table = await _table_read(session_id)
+    except BaseException:
+        reading.set_result(None)  # whoever waits reads the session the slow way
+        raise
+    finally:
+        if _reading.get(session_id) is reading:
+            del _reading[session_id]
+    reading.set_result(table)
+    return table
+
+
+async def _table_read(session_id: int) -> LiveTable | None:
     without_payloads = _heard.get(session_id, (0, 0))[0]
     table = await in_database_thread(_table_load, session_id)
     if table is None:
@@ -280,13 +301,12 @@ async def _table(session_id: int) -> LiveTable | None:
 
 def _table_load(session_id: int) -> LiveTable | None:
     """Read a running plain game's table; ``None`` for anything the fast path leaves alone."""
-    session = GameSession.objects.filter(pk=session_id).first()
-    if (
-        session is None
-        or session.kind != GameSession.Kind.GAME
-        or session.status != GameSession.Status.RUNNING
-        or session.state is None
-    ):
+    # Filtered in the query: for any other session (a lobby, a class run, a practice) the
+    # answer is "none" without its JSON crossing the wire.
+    session = GameSession.objects.filter(
+        pk=session_id, kind=GameSession.Kind.GAME, status=GameSession.Status.RUNNING, state__isnull=False
+    ).first()
+    if session is None:
         return None
     engine = engine_for(session.game)
     state = engine.state_from_dict(session.state)
@@ -447,3 +467,4 @@ def connections_close() -> None:
     _statement_sets.clear()
     _tables.clear()
     _heard.clear()
+    _reading.clear()

@@ -114,3 +114,41 @@ def test_the_stored_state_json_is_the_state_whichever_parts_were_encoded_before(
     after = znajznak.apply_action(table.state, "p1", a_stop(table.state)["action"])
     second = json.loads(table.state_json(after))
     assert second == json.loads(json.dumps(after.to_dict())) and second != first
+
+
+def test_two_sockets_opening_at_once_read_the_session_once(monkeypatch):
+    table = table_at_start()
+    live._tables.clear()
+    reads: list[int] = []
+
+    async def read(session_id: int) -> live.LiveTable:
+        reads.append(session_id)
+        await asyncio.sleep(0.01)
+        live._tables[session_id] = table
+        return table
+
+    monkeypatch.setattr(live, "_table_read", read)
+
+    async def both() -> list[live.LiveTable | None]:
+        return list(await asyncio.gather(live._table(SESSION_ID), live._table(SESSION_ID)))
+
+    assert asyncio.run(both()) == [table, table]
+    assert reads == [SESSION_ID]
+    assert not live._reading
+
+
+def test_a_failed_read_fails_its_reader_and_sends_the_others_the_slow_way(monkeypatch):
+    async def read(session_id: int) -> live.LiveTable:
+        await asyncio.sleep(0.01)
+        raise RuntimeError("the database is gone")
+
+    monkeypatch.setattr(live, "_table_read", read)
+
+    async def both() -> list[Any]:
+        return list(
+            await asyncio.gather(live._table(SESSION_ID), live._table(SESSION_ID), return_exceptions=True)
+        )
+
+    first, second = asyncio.run(both())
+    assert isinstance(first, RuntimeError) and second is None
+    assert not live._reading

@@ -22,7 +22,7 @@ from tests.games.test_live import connected, socket
 from .activity_helpers import term_in_play, two_teams
 
 pytestmark = pytest.mark.django_db(transaction=True)
-TIMEOUT = 3
+TIMEOUT = 10  # s: generous for a loaded machine; only a failing test waits it out
 
 
 @pytest.fixture(autouse=True)
