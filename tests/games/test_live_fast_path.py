@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -29,18 +27,25 @@ from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
-from django.contrib.auth.models import Group
 from django.db import connection
 from django.utils import timezone
 
-from games import consumers, live, selectors, services
+from games import live, selectors, services
 from games.engines import engine_for, znajznak
 from games.engines.base import IllegalAction
 from games.models import GameSession, NamingRecord, Participant
-from lms.services import TEACHERS_GROUP
 from tests.conftest import IN_CI
 from tests.factories import SymbolFactory, UserFactory
-from tests.games.test_live import TIMEOUT, connected, socket, state_at
+from tests.games.test_live import (  # noqa: F401  (the autouse fixtures apply where imported)
+    TIMEOUT,
+    _database_threads_closed,
+    _fast_passwords,
+    _seed,
+    channel_layer,
+    connected,
+    socket,
+    state_at,
+)
 from tests.games.test_practice import small_deck
 from tests.games.test_sessions import NAMES, create_session, signed_in, znajznak_setup
 
@@ -55,47 +60,9 @@ if connection.vendor != "postgresql":
 KNOWLEDGE_GOLDEN = Path(__file__).parent / "engines" / "golden" / "knowledge_basic.json"
 
 
-# --- fixtures (the autouse ones of test_live.py, which do not apply outside it) ----------------
-
-
-@pytest.fixture(autouse=True)
-def _seed(transactional_db: None) -> None:
-    """An earlier transactional test may have emptied the database: add back what users need."""
-    Group.objects.get_or_create(name=TEACHERS_GROUP)
-
-
-@pytest.fixture(autouse=True)
-def _database_threads_closed(transactional_db: None) -> Iterator[None]:
-    """The database threads and the fast path's connections close after each test, and its
-    tables are forgotten, before the test database is flushed or dropped."""
-    yield
-    consumers.database_threads_close()
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(params=["memory", "redis"], autouse=True)
-def channel_layer(request: pytest.FixtureRequest, settings: Any) -> str:
-    """Each test on the in-memory layer and on Redis, with a prefix of its own on Redis."""
-    if request.param == "redis":
-        if not settings.REDIS_URL:
-            if IN_CI:
-                pytest.fail("REDIS_URL is not set: the live tests need Redis under CI=true.")
-            pytest.skip("REDIS_URL is not set: the Redis channel layer is tested in CI.")
-        configured = settings.CHANNEL_LAYERS["default"]
-        assert configured["BACKEND"].startswith("channels_redis.")
-        settings.CHANNEL_LAYERS = {
-            "default": {
-                **configured,
-                "CONFIG": {**configured["CONFIG"], "prefix": f"talia-test-{uuid.uuid4().hex[:12]}"},
-            }
-        }
-    else:
-        settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    return request.param
+# --- fixtures --------------------------------------------------------------------------------
+# test_live.py's autouse fixtures (seed, closed database threads, fast passwords, each test on
+# the in-memory layer and on Redis) apply here too: imported above, they are this module's.
 
 
 @pytest.fixture
