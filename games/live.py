@@ -14,26 +14,28 @@ on a quiet machine, most of it the ORM. A WebSocket consumer playing a plain gam
   wrong symbol) is answered without touching the database;
 * an accepted action is stored with **one** SQL statement that bumps the version only if
   it is still the one the table holds (optimistic concurrency) and, in the same
-  statement, inserts the ``ActionRecord`` and the namings (:func:`_write`).
+  statement, inserts the ``ActionRecord`` and the namings (:func:`_write_statement`).
 
 A socket that opens or resumes gets its payload from the table too (:func:`payload`).
 
 Everything the fast path cannot do alone goes to the one service, which is always right
 because it locks the row and reads it afresh: an end that stores more than the status (a
-Knowledge? game's homework grade), a passed deadline (note c), a version that moved on (another
-process or an HTTP request wrote first: the statement changes nothing and the table is
-forgotten), any other kind of session, SQLite (the embedded mode writes one at a time
-anyway). So no update is lost and none applies out of order: the version in the ``WHERE``
+Knowledge? game's homework grade, a practice's result), a passed deadline (note c), a version
+that keeps moving on (another process or an HTTP request wrote first: the statement changes
+nothing, the table is read again and the action tried on it, :data:`ATTEMPTS` times), any
+other kind of session, SQLite (the embedded mode writes one at a time anyway). So no
+update is lost and none applies out of order: the version in the ``WHERE``
 serialises the fast path with the locked one, and within a process one ``asyncio.Lock``
 per table serialises the sockets of a session.
 
 A table is kept current by the change notices that reach the process's consumers
-(:func:`table_heard`): a newer version written elsewhere, or any change without
-payloads, forgets it. A table read while a notice of its session arrived is not kept
-(the row read may be older than that notice, and no later notice would say so). A
-refusal is decided on the newest version this process has heard of; each notice reaches
-the process's consumers before any of its browsers shows that version, so an action is
-never refused on a state older than the one its player acted on.
+(:func:`table_heard`): a fast-path notice carries its action, which a table one version
+behind applies too; any other newer version, or any change without payloads, forgets it.
+A table read while a change it may not hold was heard (a newer version, a join) is not
+kept: no later notice would say it is stale. A refusal is decided on the newest version
+this process has heard of; each notice reaches the process's consumers before any of its
+browsers shows that version, so an action is never refused on a state older than the one
+its player acted on.
 
 The speed this buys, and what still costs, is measured by ``bench/bench_live.py`` and
 ``bench/bench_live_apply.py`` (``bench/README.md``).
@@ -62,7 +64,7 @@ from .database_threads import in_database_thread
 from .engines import engine_for
 from .models import ActionRecord, GameSession, NamingRecord, Participant
 
-#: The columns of a naming row, in the order :func:`_write` gives them.
+#: The columns of a naming row, in the order :func:`_write_statement` gives them.
 NAMING_COLUMNS = (
     "session", "participant", "user", "action_index", "symbol", "symbol_key",
     "symbol_number", "symbol_name", "text", "correct", "dont_know", "created",
