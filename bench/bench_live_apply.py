@@ -28,6 +28,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -67,6 +68,21 @@ def main() -> int:
         connections.close_all()
         with psycopg.connect(f"{args.pg.rstrip('/')}/postgres", autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{args.db}" WITH (FORCE)')
+
+
+def next_move(
+    state: Any, players: list[str], names: dict[str, str], rng: random.Random
+) -> tuple[str, dict[str, Any]]:
+    """Who acts next and how: a STOP by a random player on the common symbol, or the
+    claimant's name for it (a wrong one time in five), as bench_live.py's students play."""
+    from games.engines import znajznak
+
+    if state.phase == znajznak.LOOKING:
+        who = rng.choice(players)
+        return who, {"type": "stop", "symbol": znajznak.common_symbol(state, who)}
+    assert state.claim is not None
+    right = rng.random() >= 0.2
+    return state.claim.player, {"type": "name", "text": names[state.claim.symbol] if right else "?"}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -111,14 +127,7 @@ def run(args: argparse.Namespace) -> int:
             state = znajznak.state_from_dict(GameSession.objects.get(pk=session.pk).state)
             if znajznak.is_terminal(state):
                 break
-            if state.phase == znajznak.LOOKING:
-                who = rng.choice(sorted(people))
-                action = {"type": "stop", "symbol": znajznak.common_symbol(state, who)}
-            else:
-                assert state.claim is not None
-                who = state.claim.player
-                right = rng.random() >= 0.2
-                action = {"type": "name", "text": names[state.claim.symbol] if right else "?"}
+            who, action = next_move(state, sorted(people), names, rng)
             started, started_cpu = time.perf_counter(), time.thread_time()
             with CaptureQueriesContext(connection) as captured:
                 with services.session_publish_deferred() as notices:
@@ -174,14 +183,7 @@ def run(args: argparse.Namespace) -> int:
         locked = 0
         for state, people in duels:
             while not znajznak.is_terminal(state):
-                if state.phase == znajznak.LOOKING:
-                    who = rng.choice(sorted(people))
-                    action = {"type": "stop", "symbol": znajznak.common_symbol(state, who)}
-                else:
-                    assert state.claim is not None
-                    who = state.claim.player
-                    right = rng.random() >= 0.2
-                    action = {"type": "name", "text": names[state.claim.symbol] if right else "?"}
+                who, action = next_move(state, sorted(people), names, rng)
                 started, started_cpu = time.perf_counter(), time.process_time()
                 done = await live.act(people[who], action)
                 if done is None:  # not for the fast path: the locked one, as the consumer does
