@@ -220,6 +220,14 @@ def session_start(*, session: GameSession, by: Any) -> GameSession:
             raise SessionError("class_lobby", _("A class lobby is not played: pair the class instead."))
         players = list(session.participants.filter(role=Participant.Role.PLAYER).order_by("joined_at", "id"))
         setup = dict(session.setup)
+        engine = _engine(session.game)
+        seats = getattr(engine, "SEATS", {}).get(session.variant)
+        if seats is not None and not setup.get("players"):
+            # A variant for a fixed number seats the first who joined; the others watch.
+            for participant in players[seats:]:
+                participant.role, participant.player_id = Participant.Role.SPECTATOR, ""
+                participant.save(update_fields=["role", "player_id"])
+            players = players[:seats]
         if setup.get("players"):
             # The setup seats its own players: whoever joined under another id watches.
             seated = {e.get("id") if isinstance(e, dict) else e for e in setup["players"]}
@@ -229,7 +237,6 @@ def session_start(*, session: GameSession, by: Any) -> GameSession:
                     participant.save(update_fields=["role", "player_id"])
         else:
             setup["players"] = [_seat(p) for p in players]
-        engine = _engine(session.game)
         try:
             state = engine.new_game(setup, seed=session.seed, variant=session.variant)
         except InvalidSetup as error:
@@ -498,8 +505,13 @@ def _end_effects(session: GameSession, state: Any) -> None:
     if session.kind == GameSession.Kind.PRACTICE:
         _practice_result(session, state)
     if session.game == "knowledge":
+        from games.play.knowledge.services import knowledge_progress_record
         from lms import grading
 
+        # Every guess counts for progress when the game ends, whether or not anybody opens
+        # the results page afterwards (the record is idempotent: the page adds nothing).
+        knowledge_progress_record(session=session)
+        session.refresh_from_db(fields=["assets"])
         grading.game_session_finished(session=session)  # a Knowledge? game set as homework
 
 

@@ -194,6 +194,9 @@ FORM_RULES: Mapping[str, str] = {
 KINDS = ("term", "chain", "rhyme")
 
 TEAMS_RANGE = (2, 4)
+#: Players a variant seats, where it has a fixed number: "The game for 3 players". Whoever
+#: joins a session beyond them watches (``games.services.session_start``).
+SEATS: dict[str, int] = {"three_players": 3}
 MIN_TEAM_SIZE = 2
 
 # Phases.

@@ -256,8 +256,15 @@ def knowledge_progress_record(*, session: GameSession) -> int:
                 pk__in=[int(play["card"][1:]) for play in history[done:] if _question_card(play["card"])]
             ).values_list("pk", flat=True)
         )
+        # Each assign action adds one play to the history: a review is dated when its guess
+        # was made, not when the progress is recorded.
+        made = list(
+            session.actions.filter(action__type="assign").order_by("index").values_list("created", flat=True)
+        )
+        if len(made) != len(history):
+            made = []
         added = 0
-        for play in history[done:]:
+        for number, play in enumerate(history[done:], start=done):
             user = people.get(play.get("player") or "")
             if user is None or play.get("guess_correct") is None or not _question_card(play["card"]):
                 continue
@@ -267,6 +274,7 @@ def knowledge_progress_record(*, session: GameSession) -> int:
                 user=user,
                 item_key=f"knowledge:{int(play['card'][1:])}",
                 correct=bool(play["guess_correct"]),
+                reviewed_at=made[number] if made else None,
                 source=Review.Source.PLAY,
             )
             added += 1

@@ -260,6 +260,27 @@ def test_a_solo_game_is_played_to_the_end_and_the_guesses_count_for_progress(boa
     assert Review.objects.filter(user=student).count() == len(guessed)
 
 
+def test_the_guesses_count_for_progress_when_the_game_ends_without_the_results_page(
+    board: KnowledgeBoard,
+) -> None:
+    """A student who finishes and closes the tab keeps the guesses' reviews, each dated by its
+    assign action (when the guess was made), not by whoever opens the results later."""
+    make_pool(TeacherFactory(), 12)
+    student = UserFactory()
+    session = services.knowledge_solo_start(student=student, options=options(board))
+    play_to_the_end(client_for(student), session)
+    session.refresh_from_db()
+    guessed = [n for n, p in enumerate(session.state["history"]) if p["guess_correct"] is not None]
+    assert guessed and Review.objects.filter(user=student).count() == len(guessed)
+    made = list(
+        session.actions.filter(action__type="assign").order_by("index").values_list("created", flat=True)
+    )
+    assert sorted(r.reviewed_at for r in Review.objects.filter(user=student)) == sorted(
+        made[n] for n in guessed
+    )
+    assert session.assets["knowledge"]["progress"] == len(session.state["history"])
+
+
 def test_the_results_are_only_for_the_games_participants(board: KnowledgeBoard) -> None:
     make_pool(TeacherFactory(), 12)
     session = services.knowledge_solo_start(student=UserFactory(), options=options(board))
