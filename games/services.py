@@ -1124,6 +1124,10 @@ def log_replay(log: Any) -> Replay:
         return bad_log("The setup must be a JSON object.")
     if not isinstance(actions, list):
         return bad_log("The actions must be a JSON list.")
+    if game == "knowledge" and "cards" not in setup:
+        from games.play.knowledge.services import default_pool_cards
+
+        setup = {**setup, "cards": default_pool_cards(seed)}  # replay.md: the default pool
     try:
         state = engine.new_game(setup, seed=seed, variant=variant)
     except InvalidSetup as error:

@@ -167,3 +167,24 @@ def test_a_dash_reads_the_log_from_standard_input():
     result = replay("-", stdin=json.dumps(GOLDEN))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == log_replay(GOLDEN).state
+
+
+def test_a_knowledge_log_without_cards_draws_them_from_the_default_pool_by_the_seed(tmp_path: Path) -> None:
+    """``shared/replay.md``: "cards ... Left out: drawn from the default question pool by the
+    seed": the pool Talia ships, read from its file (the same on every installation)."""
+    pool = json.loads((ROOT / "content/demo/data/knowledge_questions.json").read_text(encoding="utf-8"))
+    first = log_replay({"game": "knowledge", "variant": "basic", "seed": 3, "setup": {}, "actions": []})
+    again = log_replay({"game": "knowledge", "variant": "basic", "seed": 3, "setup": {}, "actions": []})
+    other = log_replay({"game": "knowledge", "variant": "basic", "seed": 4, "setup": {}, "actions": []})
+    assert first.error is None and first.state == again.state
+    assert other.state is not None and other.state["round_cards"] != first.state["round_cards"]
+    fronts = {row["front"] for row in pool}
+    dealt = first.state["round_cards"]
+    cards = {card["id"]: card for card in first.state["cards"]}
+    assert len(dealt) == 6 and all(card.startswith("d") and cards[card]["front"] in fronts for card in dealt)
+    # The command line replays such a log and plays one card of it.
+    action = {"type": "assign", "card": dealt[0], "marker": "team"}
+    log = {"game": "knowledge", "variant": "basic", "seed": 3, "setup": {}, "actions": [action]}
+    result = replay(log_file(tmp_path, log))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["history"][0]["card"] == dealt[0]

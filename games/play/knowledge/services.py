@@ -8,6 +8,7 @@ order drawn from the session's seed, so the game log replays exactly.
 
 from __future__ import annotations
 
+import json
 import secrets
 from dataclasses import dataclass
 from typing import Any
@@ -78,6 +79,25 @@ def _card(question: KnowledgeQuestion) -> dict[str, Any]:
         "front": question.front,
         "back": question.back,
     }
+
+
+def default_pool_cards(seed: int) -> list[dict[str, Any]]:
+    """The draw order of a log whose setup leaves ``cards`` out (``shared/replay.md``: "drawn
+    from the default question pool by the seed").
+
+    The default pool is the one every Talia ships: the demo's Knowledge? questions
+    (``content/demo/data/knowledge_questions.json``), ``d1``, ``d2``, ... in the file's order,
+    shuffled with ``rng_for(seed, "cards")`` as a session shuffles its pool, at most
+    ``POOL_CARDS_MAX``. It is read from the file, not the database, so a log replays the same
+    on every installation.
+    """
+    from content.demo.loader import DATA
+
+    rows = json.loads((DATA / "knowledge_questions.json").read_text(encoding="utf-8"))
+    fields = ("category", "answer", "front", "back")
+    cards = [{"id": f"d{n}", **{key: row[key] for key in fields}} for n, row in enumerate(rows, start=1)]
+    rng_for(seed, "cards").shuffle(cards)
+    return cards[:POOL_CARDS_MAX]
 
 
 def knowledge_setup(
