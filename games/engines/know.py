@@ -31,7 +31,9 @@ Setup::
   internal id being the player's id.  Names are never read.
 
 Actors: a player id (acting for that player's team) or the facilitator, named
-``"facilitator"`` (``None`` also acts as the facilitator: the session layer's table).
+``"facilitator"`` (``None`` also acts as the facilitator: the session layer's table).  As a
+viewer, ``None`` is a spectator (the projector): ``player_view(state, None)`` has the public
+view and no ``legal_actions``; the facilitator's page asks for the view of ``"facilitator"``.
 
 Actions (``card`` and ``question_number`` are Question Numbers)::
 
@@ -88,8 +90,9 @@ Readings where the rulebook is silent or speaks of a table, not a screen:
   question, so a change in score does not point at one answer.  Who marked is not
   recorded.
 * The game ends when the facilitator ends it (``end_game``: questions already marked in a
-  deck being resolved count; decks put to one side are not scored) or when the questions
-  run out (every question card has been marked and its round closed).
+  deck being resolved count; decks put to one side are not scored, and the facilitator's
+  view counts what would be left unscored, ``if_ended_now``) or when the questions run out
+  (every question card has been marked and its round closed).
 
 Anonymity: :func:`player_view` never shows another team's internal id or player ids, nor
 which team chose which Team ID, wrote which question, gave which answer or marked; the
@@ -1234,7 +1237,9 @@ def player_view(state: State, player: str | None) -> dict[str, Any]:
         view["facilitator"] = _facilitator_view(state)
     view.update(
         {
-            "legal_actions": legal_actions(state, player),
+            # A spectator (the projector) watches: the table's actions are the facilitator's
+            # (``legal_actions(state, None)``), not a screen's that nobody acts from.
+            "legal_actions": [] if role == "spectator" else legal_actions(state, player),
             "terminal": state.result is not None,
             "outcome": outcome(state),
         }
@@ -1326,6 +1331,27 @@ def _facilitator_view(state: State) -> dict[str, Any]:
         "sees_mapping": state.facilitator_sees_mapping,
         "answers_submitted": None if deck is None else len(deck.answers),
         "start_blocked_because": _ready_to_start(state) if phase(state) == PREP else None,
+        "if_ended_now": _if_ended_now(state),
+    }
+
+
+def _if_ended_now(state: State) -> dict[str, Any] | None:
+    """What ``end_game`` would leave unscored, for the facilitator to read before confirming:
+    decks put to one side are never marked, and in the deck being resolved only the questions
+    marked so far count.  Counts only, no team.  ``None`` once the game is over."""
+    if state.result is not None:
+        return None
+    put_aside = [deck for deck in state.rounds if deck.status == PUT_ASIDE]
+    resolving = _resolving_deck(state)
+    deck = _open_deck(state)
+    return {
+        "put_aside_rounds": [d.number for d in put_aside],
+        "put_aside_questions": sum(len(d.answered) for d in put_aside),
+        "resolving_round": None if resolving is None else resolving.number,
+        "resolving_marked": 0 if resolving is None else len(resolving.marks),
+        "resolving_unmarked": 0 if resolving is None else len(_unmarked(resolving)),
+        "open_round": None if deck is None else deck.number,
+        "unplayed_questions": sum(card.status in (IN_HAND, SET_ASIDE) for card in state.questions),
     }
 
 

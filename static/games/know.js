@@ -30,6 +30,10 @@ function format(text, values) {
   return text.replace(/%\((\w+)\)s/g, (_, key) => String(values[key] ?? ""));
 }
 
+function ngettext(one, many, n) {
+  return window.ngettext ? window.ngettext(one, many, n) : (n === 1 ? one : many);
+}
+
 function legal(view, type) {
   return (view.legal_actions || []).filter((action) => action.type === type);
 }
@@ -380,24 +384,76 @@ function facilitatorControls(view, ctx) {
   if (legal(view, "close_round").length) {
     controls.push(button(ctx.t("Close the round: the scores count"), { type: "close_round" }, ctx));
   }
+  let confirmation = null;
   if (legal(view, "end_game").length) {
     if (confirmingEnd) {
-      controls.push(el("button", {
-        type: "button", className: "secondary", "data-focus-key": "end-yes",
-        onclick: () => { confirmingEnd = false; ctx.act({ type: "end_game" }); },
-      }, ctx.t("Yes, end the game now")));
-      controls.push(el("button", {
-        type: "button", className: "secondary", "data-focus-key": "end-no",
-        onclick: (event) => { confirmingEnd = false; event.target.dispatchEvent(new CustomEvent("know-redraw", { bubbles: true })); },
-      }, ctx.t("No, go on playing")));
+      confirmation = endConfirmation(view, ctx);
     } else {
       controls.push(el("button", {
         type: "button", className: "secondary", "data-focus-key": "end-ask",
-        onclick: (event) => { confirmingEnd = true; event.target.dispatchEvent(new CustomEvent("know-redraw", { bubbles: true })); },
+        onclick: (event) => { confirmingEnd = true; redraw(event.target, "end-no"); },
       }, ctx.t("End the game…")));
     }
   }
-  return el("div", { className: "row know-controls" }, ...controls);
+  return [el("div", { className: "row know-controls" }, ...controls), confirmation];
+}
+
+// Redraws the board without a new state (the two-step "End the game"), then puts the focus
+// on the button that took the place of the one pressed.
+function redraw(from, focusKey) {
+  const board = from.closest(".know");
+  from.dispatchEvent(new CustomEvent("know-redraw", { bubbles: true }));
+  const next = board && board.querySelector(`[data-focus-key="${focusKey}"]`);
+  if (next) next.focus();
+}
+
+// What ending the game now would leave unscored (the engine's facilitator.if_ended_now), said
+// before the facilitator confirms: decks put to one side are never marked, and in the deck
+// being marked only the questions marked so far count.
+function endingText(view, ctx) {
+  const left = view.facilitator.if_ended_now;
+  const lines = [];
+  if (!left) return lines;
+  if (left.put_aside_rounds.length) {
+    const q = left.put_aside_questions;
+    lines.push(format(ngettext(
+      "%(q)s question is still waiting to be marked (Round Decks put to one side: %(list)s).",
+      "%(q)s questions are still waiting to be marked (Round Decks put to one side: %(list)s).", q,
+    ), { q, list: left.put_aside_rounds.join(", ") }));
+    lines.push(ngettext(
+      "Ending now, it is never marked and its answers earn no points.",
+      "Ending now, they are never marked and their answers earn no points.", q,
+    ));
+  }
+  if (left.resolving_round !== null) {
+    lines.push(format(ctx.t("Round %(n)s is being marked: its questions marked so far count (%(m)s); those not marked yet earn no points (%(u)s)."), {
+      n: left.resolving_round, m: left.resolving_marked, u: left.resolving_unmarked,
+    }));
+  }
+  if (left.open_round !== null) {
+    lines.push(format(ctx.t("Round %(n)s is still open: its cards are never marked."), { n: left.open_round }));
+  }
+  if (left.unplayed_questions) {
+    lines.push(format(ctx.t("Questions not played yet, never played now: %(n)s."), { n: left.unplayed_questions }));
+  }
+  if (!left.put_aside_rounds.length && left.resolving_round === null) lines.push(ctx.t("No round is waiting to be marked."));
+  lines.push(ctx.t("The score record as it stands becomes the final score record."));
+  return lines;
+}
+
+function endConfirmation(view, ctx) {
+  return el("section", { className: "know-end-confirm", role: "group", "aria-labelledby": "know-end-heading", "aria-describedby": "know-end-text" },
+    el("h2", { id: "know-end-heading" }, ctx.t("End the game now?")),
+    el("div", { id: "know-end-text" }, ...endingText(view, ctx).map((line) => el("p", {}, line))),
+    el("div", { className: "row" },
+      el("button", {
+        type: "button", className: "secondary", "data-focus-key": "end-yes",
+        onclick: () => { confirmingEnd = false; ctx.act({ type: "end_game" }); },
+      }, ctx.t("Yes, end the game now")),
+      el("button", {
+        type: "button", "data-focus-key": "end-no",
+        onclick: (event) => { confirmingEnd = false; redraw(event.target, "end-ask"); },
+      }, ctx.t("No, go on playing"))));
 }
 
 function facilitatorScreen(view, payload, ctx) {
@@ -422,7 +478,7 @@ function facilitatorScreen(view, payload, ctx) {
       ? ctx.t("Every question is marked. Settle any dispute by re-marking, then close the round.")
       : ctx.t("Tick the best answers of each question and mark it. Until you close the round you may re-mark any question.")));
   }
-  parts.push(facilitatorControls(view, ctx));
+  parts.push(...facilitatorControls(view, ctx));
   const markable = new Set(legal(view, "mark").map((action) => action.question_number));
   parts.push(...resolutions(view, ctx, (question) => markable.has(question.number)));
   parts.push(setAside(view, ctx), outcomeText(view, ctx));
@@ -491,6 +547,9 @@ function startProjector() {
   const joined = document.getElementById("know-joined");
   const ctx = { act: () => {}, t: gettext, picture: () => "" };
   let failures = 0;
+  // Says the interval the page really polls at (1.5 s, written "1,5" where that is the custom).
+  const seconds = (POLL_MS / 1000).toLocaleString(document.documentElement.lang || undefined);
+  const liveText = format(gettext("Live (updated every %(s)s seconds)"), { s: seconds });
 
   function draw() {
     root.dataset.status = payload.status;
@@ -515,7 +574,7 @@ function startProjector() {
       if (!response.ok) throw new Error(String(response.status));
       const body = await response.json();
       failures = 0;
-      connection.textContent = gettext("Live (updated every 2 seconds)");
+      connection.textContent = liveText;
       if (!body.unchanged && body.version >= payload.version) {
         payload = body;
         draw();

@@ -936,6 +936,67 @@ def test_the_facilitator_may_end_the_game_in_question_prep_with_an_empty_score_r
     }
 
 
+def test_before_ending_the_facilitator_sees_what_the_end_would_leave_unscored() -> None:
+    """End the game: decks put to one side are never marked and, in the deck being resolved,
+    only the questions marked so far count; the facilitator's view counts both (no team)."""
+    state = fac(round_one_answered(3, cards_per_team=2), "close_submissions")
+    assert player_view(state, "facilitator")["facilitator"]["if_ended_now"] == {
+        "put_aside_rounds": [1],
+        "put_aside_questions": 3,
+        "resolving_round": None,
+        "resolving_marked": 0,
+        "resolving_unmarked": 0,
+        "open_round": None,
+        "unplayed_questions": 3,
+    }
+    state = submit_questions(fac(state, "start_round"))
+    assert player_view(state, "facilitator")["facilitator"]["if_ended_now"]["open_round"] == 2
+    state = answer(state, 0, asked(state, 1))
+    state = fac(fac(state, "close_submissions"), "resolve", round=2)  # two questions set aside
+    number = asked(state, 1, 1)
+    leaves = player_view(state, "facilitator")["facilitator"]["if_ended_now"]
+    assert (leaves["resolving_round"], leaves["resolving_marked"], leaves["resolving_unmarked"]) == (2, 0, 1)
+    state = mark(state, number, [answer_id(state, 0, number)])
+    leaves = player_view(state, "facilitator")["facilitator"]["if_ended_now"]
+    assert leaves == {
+        "put_aside_rounds": [1],
+        "put_aside_questions": 3,
+        "resolving_round": 2,
+        "resolving_marked": 1,
+        "resolving_unmarked": 0,
+        "open_round": None,
+        "unplayed_questions": 2,
+    }
+    for viewer in (None, member(state, 0)):
+        assert "facilitator" not in player_view(state, viewer)
+    state = fac(state, "end_game")
+    assert player_view(state, "facilitator")["facilitator"]["if_ended_now"] is None
+    assert scores(state) == {"Heron": 0, "Newt": 0, "Otter": 2}
+    assert state.rounds[0].status == "put_aside"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_spectator_s_view_has_no_legal_actions_though_the_table_acts_as_the_facilitator(
+    variant: str,
+) -> None:
+    """The projector and spectators see ``player_view(state, None)``: it must not carry the
+    facilitator's controls, while ``None`` acting is still the table (the session layer's)."""
+    seen_phases = set()
+
+    def check(state: State) -> None:
+        view = player_view(state, None)
+        seen_phases.add(view["phase"])
+        assert view["role"] == "spectator" and view["legal_actions"] == []
+        assert legal_actions(state, None) == legal_actions(state, "facilitator")
+        assert player_view(state, "facilitator")["legal_actions"] == legal_actions(state, "facilitator")
+
+    play_whole_game(variant, seed=3, check=check)
+    assert seen_phases == {"prep", "questions", "answers", "between_rounds", "resolution", "over"}
+    state = started(3)
+    assert player_view(state, None)["legal_actions"] == []
+    assert apply_action(state, None, {"type": "end_game"}) == fac(state, "end_game")
+
+
 # --- anonymity ----------------------------------------------------------------------------------
 
 
@@ -971,6 +1032,8 @@ def assert_anonymous(state: State) -> None:
     outsiders: tuple[str | None, ...] = (None, "facilitator")
     for outsider in outsiders:
         view = player_view(state, outsider)
+        if outsider is None:
+            assert view["legal_actions"] == []  # the projector carries no facilitator's controls
         text = json.dumps(view, ensure_ascii=False)
         rest = public_parts_removed(view)
         for team in teams:

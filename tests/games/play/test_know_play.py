@@ -134,11 +134,16 @@ def assert_no_link(
                     assert answer.get("yours") == (answer["text"] == ANSWERS[viewer]), (viewer, answer)
                 else:
                     assert "yours" not in answer
-    # Before resolution, another team's answer appears nowhere.
+    # Before resolution, another team's answer appears nowhere (but in earlier rounds' decks,
+    # revealed without Team IDs).
     if view.get("phase") in ("questions", "answers"):
+        unrevealed = {**payload, "view": {k: v for k, v in view.items() if k != "resolutions"}}
         for player, text in ANSWERS.items():
             if player != viewer:
-                assert text not in json.dumps(payload, ensure_ascii=False), (viewer, text)
+                assert text not in json.dumps(unrevealed, ensure_ascii=False), (viewer, text)
+    # A spectator (the projector) carries no one's controls.
+    if viewer is None and view:
+        assert view["legal_actions"] == []
 
 
 def read_everything(game: Game, *, mapping: bool = False) -> list[dict[str, Any]]:
@@ -404,3 +409,130 @@ def test_the_new_know_game_page_is_linked_from_home_and_from_start_a_game() -> N
     url = reverse("games:know_new")
     assert f'href="{url}"' in client.get(reverse("home")).content.decode()
     assert f'href="{url}"' in client.get(reverse("games:session_new")).content.decode()
+
+
+# --- set-aside questions and ending the game, through the session's actions ---------------------
+
+VIEWERS: dict[str, str | None] = {"p1": "p1", "p2": "p2", "p3": "p3", "teacher": "facilitator", "guest": None}
+
+
+def acted(game: Game, who: str, action: dict[str, Any], *, check: bool = True) -> dict[str, Any]:
+    """``who`` (a player id or "teacher") acts through the actions endpoint; the response it gets
+    (its own payload) is read for links too, and, with ``check``, every screen afterwards."""
+    client = game.teacher if who == "teacher" else game.teams[who]
+    response = game.act(client, action)
+    assert response.status_code == 200, response.content
+    payload = response.json()
+    if check:
+        assert_no_link(game, payload, viewer=VIEWERS[who])
+        read_everything(game)
+    return payload
+
+
+def play_to_a_set_aside_round_put_aside(game: Game, *, check: bool = True) -> int:
+    """Resolution later: round 1, in which nobody answers p3's question, is resolved, marked and
+    closed (Kestrel 2, Lantern 1, Moss 1); p3's question, set aside, is played again in round 2,
+    answered by p1, and round 2 waits, put to one side. Returns p3's question number."""
+    state = game.state()
+    card = {player: next(c.number for c in state.questions if c.team == player) for player in game.teams}
+    for player in game.teams:
+        acted(game, player, {"type": "choose_team_id", "team_id": TEAM_IDS[player]}, check=check)
+        acted(game, player, {"type": "write_question", "card": card[player], "text": QUESTIONS[player]},
+              check=check)  # fmt: skip
+    acted(game, "teacher", {"type": "start_round"}, check=check)
+    for player in game.teams:
+        acted(game, player, {"type": "submit_question", "card": card[player]}, check=check)
+    # One answer card each (3 teams): nobody answers p3's question.
+    for player, target in (("p1", "p2"), ("p2", "p1"), ("p3", "p1")):
+        action = {"type": "submit_answer", "question_number": card[target], "text": ANSWERS[player],
+                  "team_id": TEAM_IDS[player]}  # fmt: skip
+        acted(game, player, action, check=check)
+    acted(game, "teacher", {"type": "close_submissions"}, check=check)
+    for payload in (game.view(game.guest), game.projector(), game.view(game.teams["p1"])):
+        assert payload["view"]["set_aside"] == [card["p3"]]  # public, by number only
+        assert payload["view"]["put_aside_rounds"] == [1]
+    acted(game, "teacher", {"type": "resolve", "round": 1}, check=check)
+    deck = game.state().rounds[0]
+    for number in (card["p1"], card["p2"]):
+        best = [a.id for a in deck.answers if a.question_number == number]
+        acted(game, "teacher", {"type": "mark", "question_number": number, "best_answers": best}, check=check)
+    acted(game, "teacher", {"type": "close_round"}, check=check)
+    assert game.view(game.guest)["view"]["score_record"] == {"Kestrel": 2, "Lantern": 1, "Moss": 1}
+    assert game.view(game.guest)["view"]["set_aside"] == [card["p3"]]
+    # The set-aside question comes back: a round of set-aside questions.
+    payload = acted(game, "teacher", {"type": "start_round"}, check=check)
+    assert payload["view"]["round"]["kind"] == "set_aside"
+    assert game.view(game.teams["p1"])["view"]["legal_actions"] == []  # p1 has nothing set aside
+    assert game.view(game.teams["p3"])["view"]["legal_actions"] == [
+        {"type": "submit_question", "card": card["p3"]}
+    ]
+    acted(game, "p3", {"type": "submit_question", "card": card["p3"]}, check=check)
+    questions = game.projector()["view"]["round"]["questions"]
+    assert questions == [{"number": card["p3"], "text": QUESTIONS["p3"]}]  # no team named
+    action = {"type": "submit_answer", "question_number": card["p3"], "text": ANSWERS["p1"],
+              "team_id": TEAM_IDS["p1"]}  # fmt: skip
+    acted(game, "p1", action, check=check)
+    acted(game, "teacher", {"type": "close_submissions"}, check=check)
+    assert game.projector()["view"]["put_aside_rounds"] == [2]
+    return card["p3"]
+
+
+@pytest.mark.django_db
+def test_a_question_nobody_answered_is_set_aside_publicly_and_played_again_without_linking_anyone() -> None:
+    game = make_game(immediately=False)
+    number = play_to_a_set_aside_round_put_aside(game)
+    state = game.state()
+    assert [deck.kind for deck in state.rounds] == ["fresh", "set_aside"]
+    assert state.rounds[1].questions == (number,) and state.questions[number - 1].status == "in_round"
+    assert game.view(game.guest)["view"]["set_aside"] == []
+    # Round 2 is resolved like any other: p1's answer wins the Point Pool.
+    acted(game, "teacher", {"type": "resolve"})
+    (answer,) = game.state().rounds[1].answers
+    acted(game, "teacher", {"type": "mark", "question_number": number, "best_answers": [answer.id]})
+    acted(game, "teacher", {"type": "close_round"})
+    game.session.refresh_from_db()
+    assert game.session.status == GameSession.Status.FINISHED  # every question is marked
+    final = game.projector()["view"]["outcome"]
+    assert final["reason"] == "questions_ran_out"
+    assert final["score_record"] == {"Kestrel": 4, "Lantern": 1, "Moss": 1}
+
+
+@pytest.mark.django_db
+def test_ending_the_game_with_a_round_waiting_to_be_marked_finishes_with_one_final_score_record() -> None:
+    game = make_game(immediately=False)
+    play_to_a_set_aside_round_put_aside(game, check=False)
+    # The facilitator is told, before confirming, what ending now leaves unmarked.
+    leaves = game.view(game.teacher)["view"]["facilitator"]["if_ended_now"]
+    assert leaves["put_aside_rounds"] == [2] and leaves["put_aside_questions"] == 1
+    assert (leaves["resolving_round"], leaves["open_round"], leaves["unplayed_questions"]) == (None, None, 0)
+    for client in (*game.teams.values(), game.guest):
+        assert "facilitator" not in game.view(client)["view"]
+    response = game.act(game.teams["p1"], {"type": "end_game"})
+    assert response.status_code == 409 and response.json()["reason"] == "Only the facilitator ends the game."
+    acted(game, "teacher", {"type": "end_game"})
+    game.session.refresh_from_db()
+    assert game.session.status == GameSession.Status.FINISHED
+    assert game.state().rounds[1].status == "put_aside"  # never marked: p1's answer earns nothing
+    final = {"Kestrel": 2, "Lantern": 1, "Moss": 1}
+    screens = {
+        "facilitator": game.view(game.teacher),
+        **{player: game.view(client) for player, client in game.teams.items()},
+        "spectator": game.view(game.guest),
+        "projector": game.projector(),
+    }
+    page = game.teacher.get(reverse("games:know_projector", args=[game.session.pk]))
+    screens["projector page"] = page.context["payload"]
+    for name, payload in screens.items():
+        view = payload["view"]
+        assert payload["status"] == "finished", name
+        assert view["phase"] == "over" and view["terminal"], name
+        assert view["score_record"] == final, name
+        assert view["outcome"] == {
+            "reason": "ended_by_facilitator",
+            "score_record": final,
+            "ranking": ["Kestrel", "Lantern", "Moss"],
+            "winners": ["Kestrel"],
+        }, name
+        assert view["legal_actions"] == [], name
+    response = game.act(game.teacher, {"type": "end_game"})
+    assert response.status_code == 409
