@@ -10,6 +10,9 @@ checks; Talia adds what it leaves out:
   (and be present when there are several audiences), ``iss`` must be the registration's
   issuer, ``exp`` and ``iat`` are required, checked with a small leeway;
 - the id_token's header needs a ``kid`` the platform publishes and the RS256 algorithm;
+- the token names the deployment the login named (``lti_deployment_id``) and a
+  ``target_link_uri`` on this host;
+- every claim Talia reads has the shape LTI gives it, and ids fit their columns;
 - every claim Talia uses afterwards comes from the verified token, never from the form.
 Every refusal is a :class:`LaunchRefused` with a message a person can act on.
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import secrets
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -40,6 +44,8 @@ from pylti1p3.registration import Registration
 
 from .errors import LaunchRefused
 
+log = logging.getLogger(__name__)
+
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 DL_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
@@ -50,6 +56,9 @@ LEEWAY = 60  # seconds of clock difference tolerated on exp, iat and nbf
 JWKS_TTL = 5 * 60  # a platform's keys are fetched again after this, or on an unknown kid
 JWKS_REFETCH_INTERVAL = 30  # seconds between two fetches of one platform's keys for unknown kids
 HTTP_TIMEOUT = 10
+ID_MAX = 255  # the columns of sub, deployment id, course (context) id and resource link id
+URL_MAX = 200  # LtiContext's memberships and line items URLs
+LINEITEM_MAX = 1000  # AssignmentLink.lineitem_url
 
 
 def cache() -> Any:
@@ -256,6 +265,7 @@ class MessageLaunch(DjangoMessageLaunch):
             launch_data_storage=DjangoCacheDataStorage(cache_name=settings.LTI_CACHE),
         )
         self._record = record
+        self._http_request = request
         self._verified: dict[str, Any] = {}
 
     # PyLTI1p3 takes aud[0] as the client id; with several audiences azp names it.
@@ -273,10 +283,13 @@ class MessageLaunch(DjangoMessageLaunch):
         self._validated = True
         try:
             self.validate_jwt_format()
+            self._check_format()
             self._check_header()
             self._check_login_binding()
             self.validate_registration()
             self.validate_jwt_signature()
+            claims_check(self._jwt["body"])
+            self._check_misdirection()
             self.validate_nonce()
             self.validate_deployment()
             self.validate_message()
@@ -287,7 +300,20 @@ class MessageLaunch(DjangoMessageLaunch):
         except LtiException as exc:
             self._validated = False
             raise _refusal_from_library(str(exc)) from exc
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:
+            # A shape no check above foresaw: still a refusal, never a 500; logged to be looked at.
+            self._validated = False
+            log.warning("LTI launch with an unforeseen malformed token", exc_info=True)
+            raise LaunchRefused("invalid_launch", _("The launch is not valid.")) from exc
         return self
+
+    def _check_format(self) -> None:
+        """The header and payload decode to JSON objects (a list or a string is no JWT)."""
+        if not isinstance(self._jwt.get("header"), dict) or not isinstance(self._jwt.get("body"), dict):
+            raise LaunchRefused(
+                "malformed_token",
+                _("The launch's id_token is not valid: its header and payload must be JSON objects."),
+            )
 
     def _check_header(self) -> None:
         header = self._jwt.get("header", {})
@@ -313,6 +339,28 @@ class MessageLaunch(DjangoMessageLaunch):
         if self.get_client_id() != registration.client_id:
             raise LaunchRefused(
                 "wrong_audience", _("The launch is addressed to another tool (aud or azp)."), status=401
+            )
+
+    def _check_misdirection(self) -> None:
+        """The launch is for the deployment the login named, and for this tool's address."""
+        body = self._jwt["body"]
+        login_deployment = self._record.get("params", {}).get("lti_deployment_id")
+        deployment_id = body.get(CLAIM + "deployment_id")
+        if login_deployment and deployment_id and deployment_id != login_deployment:
+            raise LaunchRefused(
+                "wrong_deployment",
+                _("The launch names another deployment (%(token)s) than its login (%(login)s).")
+                % {"token": deployment_id, "login": login_deployment},
+                status=401,
+                hint=_("Open the activity again from the LMS."),
+            )
+        target = body.get(CLAIM + "target_link_uri")
+        if target and urlsplit(target).netloc != self._http_request.get_host():
+            raise LaunchRefused(
+                "foreign_target",
+                _("The launch is meant for another address (target_link_uri %(target)s), not Talia.")
+                % {"target": target[:200]},
+                hint=_("Check the launch URL in the LMS's tool settings (docs/lms.md)."),
             )
 
     def fetch_public_key(self, key_set_url: str) -> Any:
@@ -407,6 +455,10 @@ class MessageLaunch(DjangoMessageLaunch):
             raise LaunchRefused(
                 "wrong_issuer", _("The launch's issuer is not the LMS's."), status=401
             ) from exc
+        except jwt.exceptions.InvalidSubjectError as exc:
+            raise _malformed("sub", _("text of at most %(limit)d characters") % {"limit": ID_MAX}) from exc
+        except jwt.InvalidIssuedAtError as exc:
+            raise _malformed("iat", _("a number")) from exc
         except jwt.MissingRequiredClaimError as exc:
             raise LaunchRefused(
                 "missing_claim", _("The launch lacks the claim %(claim)s.") % {"claim": exc.claim}, status=401
@@ -475,6 +527,81 @@ class MessageLaunch(DjangoMessageLaunch):
     def deployment(self) -> LtiDeployment:
         assert self.tool_config.deployment is not None
         return self.tool_config.deployment
+
+
+def _malformed(claim: str, expected: str) -> LaunchRefused:
+    return LaunchRefused(
+        "malformed_claim",
+        _("The launch's claim %(claim)s is not %(expected)s.") % {"claim": claim, "expected": expected},
+        hint=_("The LMS sent a launch LTI 1.3 does not allow; its administrator can report it to its maker."),
+    )
+
+
+def _object(container: dict[str, Any], key: str, claim: str) -> dict[str, Any]:
+    value = container.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _malformed(claim, _("a JSON object"))
+    return value
+
+
+def _text(container: dict[str, Any], key: str, claim: str, limit: int | None = None) -> None:
+    value = container.get(key)
+    if value is None:
+        return
+    if limit is None and not isinstance(value, str):
+        raise _malformed(claim, _("text"))
+    if limit is not None and (not isinstance(value, str) or len(value) > limit):
+        raise _malformed(claim, _("text of at most %(limit)d characters") % {"limit": limit})
+
+
+def _url(container: dict[str, Any], key: str, claim: str, limit: int | None = None) -> None:
+    _text(container, key, claim, limit)
+    value = container.get(key)
+    if value and urlsplit(value).scheme not in ("http", "https"):
+        raise _malformed(claim, _("an http or https URL"))
+
+
+def _strings(container: dict[str, Any], key: str, claim: str) -> None:
+    value = container.get(key)
+    if value is not None and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
+        raise _malformed(claim, _("a list of strings"))
+
+
+def claims_check(body: dict[str, Any]) -> None:
+    """Every claim Talia reads has its LTI shape (LTI 1.3 Core §5.3–5.4, AGS §3.1, NRPS §3.6,
+    Deep Linking §4.4), and the ids fit Talia's columns: a signed launch with a list for its
+    course or a 5000-character subject is refused here, not by the database.
+
+    A missing claim is left to the checks after this one, which name what is missing.
+    """
+    _text(body, "sub", "sub", ID_MAX)
+    _text(body, CLAIM + "deployment_id", "deployment_id", ID_MAX)
+    _text(body, CLAIM + "message_type", "message_type")
+    _text(body, CLAIM + "target_link_uri", "target_link_uri")
+    _strings(body, CLAIM + "roles", "roles")
+    for name in ("given_name", "family_name", "name", "email"):
+        _text(body, name, name)
+    context = _object(body, CLAIM + "context", "context")
+    _text(context, "id", "context id", ID_MAX)
+    resource_link = _object(body, CLAIM + "resource_link", "resource_link")
+    _text(resource_link, "id", "resource_link id", ID_MAX)
+    _object(body, CLAIM + "custom", "custom")
+    ags = _object(body, AGS_CLAIM, "AGS endpoint")
+    _url(ags, "lineitems", "AGS endpoint lineitems", URL_MAX)
+    _url(ags, "lineitem", "AGS endpoint lineitem", LINEITEM_MAX)
+    _strings(ags, "scope", "AGS endpoint scope")
+    nrps = _object(body, NRPS_CLAIM, "NRPS namesroleservice")
+    _url(nrps, "context_memberships_url", "NRPS context_memberships_url", URL_MAX)
+    deep_linking = _object(body, DL_CLAIM + "deep_linking_settings", "deep_linking_settings")
+    _url(deep_linking, "deep_link_return_url", "deep_link_return_url")
+    _strings(deep_linking, "accept_types", "deep_linking_settings accept_types")
+    _strings(
+        deep_linking,
+        "accept_presentation_document_targets",
+        "deep_linking_settings accept_presentation_document_targets",
+    )
 
 
 _LIBRARY_REFUSALS = {

@@ -74,6 +74,11 @@ def _upsert(model: Any, defaults: dict[str, Any], **lookup: Any) -> tuple[Any, b
     return obj, created
 
 
+def _text(value: Any) -> str:
+    """A name or e-mail from a launch or a roster: text, or nothing."""
+    return value if isinstance(value, str) else ""
+
+
 def _username(registration: LtiRegistration, sub: str) -> str:
     digest = hashlib.sha256(f"{registration.issuer}|{registration.client_id}|{sub}".encode()).hexdigest()
     return f"lti-{registration.pk}-{digest[:16]}"
@@ -90,11 +95,13 @@ def lti_user_sync(
     the student view of a course).
     """
     lti_user, _created = LtiUser.objects.select_for_update().get_or_create(registration=registration, sub=sub)
+    # LtiUser's columns: names up to 500 characters, e-mail up to 254 (a longer one is no address).
+    email = _text(claims.get("email"))
     names = {
-        "given_name": claims.get("given_name") or "",
-        "family_name": claims.get("family_name") or "",
-        "name": claims.get("name") or "",
-        "email": claims.get("email") or "",
+        "given_name": _text(claims.get("given_name"))[:500],
+        "family_name": _text(claims.get("family_name"))[:500],
+        "name": _text(claims.get("name"))[:500],
+        "email": email if len(email) <= 254 else "",
     }
     changed = [field for field, value in names.items() if value and getattr(lti_user, field) != value]
     for field in changed:
@@ -399,13 +406,17 @@ def roster_apply(*, link: ClassLink, members: list[dict[str, Any]]) -> int:
     registration = context.deployment.registration
     count = 0
     for member in members:
-        sub = str(member.get("user_id") or "")
-        role = role_from_lti(list(member.get("roles") or []))
-        if not sub or role is None:
+        user_id = member.get("user_id")
+        sub = str(user_id) if isinstance(user_id, (str, int)) else ""
+        roles_claim = member.get("roles")
+        if not sub or len(sub) > 255 or not isinstance(roles_claim, list):
+            continue  # not a member as NRPS describes one (§2.4): left out rather than a failed sync
+        role = role_from_lti(roles_claim)
+        if role is None:
             continue
         with transaction.atomic():
             lti_user, user = lti_user_sync(registration=registration, sub=sub, role=role, claims=member)
-            roles = {normalize_role(r) for r in member.get("roles") or []}
+            roles = {normalize_role(r) for r in roles_claim if isinstance(r, str)}
             LtiMembership.objects.update_or_create(
                 user=lti_user,
                 context=context,

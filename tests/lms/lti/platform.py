@@ -174,6 +174,15 @@ class Platform:
         self.deep_link_items: list[dict[str, t.Any]] = []
         self.tool_jwks: dict[str, t.Any] | None = None
         self.registrations: list[dict[str, t.Any]] = []
+        # Dynamic registration: the token the LMS puts in the registration URL, required to
+        # read its configuration and to register (Canvas); a test may replace either answer
+        # by the body it gives here.
+        self.registration_token: str | None = "registration-token"
+        self.configuration_open = False  # True: anyone may read the configuration (Moodle)
+        self.openid_configuration_body: str | None = None
+        self.registration_body: str | None = None
+        self.token_requests = 0
+        self.score_delays: list[float] = []  # seconds the next score requests wait before answering
         self.lock = threading.Lock()
         self.requests_failed = 0
         self.scores_posted = 0
@@ -431,7 +440,12 @@ class Platform:
             self.deep_link_items.append(item)
         return 200, "text/plain", "ok"
 
-    def _openid_configuration(self) -> tuple[int, str, str]:
+    def _openid_configuration(self, headers: t.Mapping[str, str]) -> tuple[int, str, str]:
+        token_ok = headers.get("Authorization") == f"Bearer {self.registration_token}"
+        if self.registration_token and not token_ok and not self.configuration_open:
+            return 401, "application/json", '{"error": "registration token"}'
+        if self.openid_configuration_body is not None:
+            return 200, "application/json", self.openid_configuration_body
         return (
             200,
             "application/json",
@@ -452,10 +466,12 @@ class Platform:
         )
 
     def _register(self, headers: t.Mapping[str, str], body: bytes) -> tuple[int, str, str]:
-        if headers.get("Authorization") != "Bearer registration-token":
+        if self.registration_token and headers.get("Authorization") != f"Bearer {self.registration_token}":
             return 401, "application/json", '{"error": "registration token"}'
         document = json.loads(body)
         self.registrations.append(document)
+        if self.registration_body is not None:
+            return 200, "application/json", self.registration_body
         answer = dict(document)
         answer["client_id"] = self.client_id
         tool = dict(document.get("https://purl.imsglobal.org/spec/lti-tool-configuration", {}))
@@ -503,7 +519,7 @@ class Platform:
                         200, "application/json", json.dumps({"keys": platform.registration().get_jwks()})
                     )
                 elif path == "/.well-known/openid-configuration":
-                    self._send(*platform._openid_configuration())
+                    self._send(*platform._openid_configuration(self.headers))
                 elif m := re.fullmatch(r"/memberships/(.+)", path):
                     self._send(*platform._memberships(m.group(1), self.headers))
                 elif m := re.fullmatch(r"(/lineitems/\d+)/results", path):
@@ -519,10 +535,15 @@ class Platform:
                     dict(parse_qsl(body.decode())) if "form" in self.headers.get("Content-Type", "") else {}
                 )
                 if path == "/token":
+                    with platform.lock:
+                        platform.token_requests += 1
                     if self._flaky():
                         return
                     self._send(*platform._token(form))
                 elif m := re.fullmatch(r"(/lineitems/\d+)/scores", path):
+                    with platform.lock:
+                        delay = platform.score_delays.pop(0) if platform.score_delays else 0.0
+                    time.sleep(delay)  # a slow LMS: the tool's read timeout may end the request first
                     if self._flaky():
                         return
                     self._send(*platform._score(platform.url + m.group(1), self.headers, body))

@@ -264,3 +264,149 @@ def test_a_deactivated_platform_is_refused(browser, registration, client):
     registration.save()
     url = urlsplit(browser.platform.launch(_pending()))
     assert_refused(client.get(url.path + "?" + url.query), 403, "does not know this LMS")
+
+
+# --- malformed tokens and claims ---------------------------------------------------------------
+
+
+def _b64(value):
+    return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+
+@pytest.mark.parametrize("body", [[1, 2], "a string", 123, None], ids=["list", "string", "number", "null"])
+def test_an_unsigned_token_whose_payload_is_not_an_object_is_refused(browser, registration, body):
+    action, fields = browser.authenticate(browser.login(_pending()))
+    fields["id_token"] = ".".join([_b64({"alg": "RS256", "kid": "x"}), _b64(body), "sig"])
+    assert_refused(browser.post_launch(action, fields), 400, "must be JSON objects")
+
+
+@pytest.mark.parametrize("header", [["RS256"], "RS256", 5, None], ids=["list", "string", "number", "null"])
+def test_an_unsigned_token_whose_header_is_not_an_object_is_refused(browser, registration, header):
+    action, fields = browser.authenticate(browser.login(_pending()))
+    fields["id_token"] = ".".join([_b64(header), _b64({"iss": browser.platform.issuer}), "sig"])
+    assert_refused(browser.post_launch(action, fields), 400, "must be JSON objects")
+
+
+def _in(claim, name, value):
+    def tamper(payload, headers):
+        payload[claim] = {**payload[claim], name: value}
+
+    return tamper
+
+
+AGS = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+NRPS = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
+DL_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+OBJECT = "is not a JSON object"
+STRINGS = "is not a list of strings"
+ID = "is not text of at most 255 characters"
+
+MALFORMED_CLAIMS = {
+    "context_string": (_set(CLAIM + "context", "c1"), "claim context " + OBJECT),
+    "context_list": (_set(CLAIM + "context", ["c1"]), "claim context " + OBJECT),
+    "resource_link_string": (_set(CLAIM + "resource_link", "rl-1"), "claim resource_link " + OBJECT),
+    "custom_string": (_set(CLAIM + "custom", "talia_assignment=1"), "claim custom " + OBJECT),
+    "ags_endpoint_string": (_set(AGS, "https://lms.example/lineitems"), "claim AGS endpoint " + OBJECT),
+    "ags_scope_string": (_in(AGS, "scope", "score"), "claim AGS endpoint scope " + STRINGS),
+    "ags_lineitem_number": (_in(AGS, "lineitem", 5), "claim AGS endpoint lineitem is not text"),
+    "nrps_string": (_set(NRPS, "https://lms.example/members"), "claim NRPS namesroleservice " + OBJECT),
+    "nrps_url_too_long": (
+        _in(NRPS, "context_memberships_url", "https://lms.example/" + "m" * 300),
+        "claim NRPS context_memberships_url is not text of at most 200 characters",
+    ),
+    "roles_string": (_set(CLAIM + "roles", "Instructor"), "claim roles " + STRINGS),
+    "roles_with_an_object": (_set(CLAIM + "roles", [{"role": "Instructor"}]), "claim roles " + STRINGS),
+    "sub_number": (_set("sub", 12345), "claim sub " + ID),
+    "sub_too_long": (_set("sub", "s" * 256), "claim sub " + ID),
+    "iat_string": (_set("iat", "now"), "claim iat is not a number"),
+    "deployment_id_object": (_set(CLAIM + "deployment_id", {"id": 1}), "claim deployment_id " + ID),
+    "deployment_id_number": (_set(CLAIM + "deployment_id", 1), "claim deployment_id " + ID),
+    "deployment_id_too_long": (_set(CLAIM + "deployment_id", "d" * 256), "claim deployment_id " + ID),
+    "context_id_object": (_in(CLAIM + "context", "id", {"id": "c1"}), "claim context id " + ID),
+    "context_id_too_long": (_in(CLAIM + "context", "id", "c" * 256), "claim context id " + ID),
+    "resource_link_id_object": (
+        _in(CLAIM + "resource_link", "id", ["rl-1"]),
+        "claim resource_link id " + ID,
+    ),
+    "resource_link_id_too_long": (
+        _in(CLAIM + "resource_link", "id", "r" * 256),
+        "claim resource_link id " + ID,
+    ),
+    "given_name_number": (_set("given_name", 5), "claim given_name is not text"),
+    "family_name_list": (_set("family_name", ["Nowak"]), "claim family_name is not text"),
+    "name_object": (_set("name", {"full": "Anna"}), "claim name is not text"),
+    "email_object": (_set("email", {"address": "anna@school.example"}), "claim email is not text"),
+    "message_type_list": (
+        _set(CLAIM + "message_type", ["LtiResourceLinkRequest"]),
+        "claim message_type is not text",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED_CLAIMS))
+def test_a_signed_launch_with_a_malformed_claim_is_refused(browser, registration, case):
+    """Signed by the LMS, but a claim Talia reads has the wrong shape or does not fit its column."""
+    tamper, words = MALFORMED_CLAIMS[case]
+    response = browser.launch(_pending(tamper))
+    assert_refused(response, 400, words)
+    assert list(LtiDeployment.objects.values_list("deployment_id", flat=True)) == ["deployment-1"]
+
+
+MALFORMED_DEEP_LINKING = {
+    "settings_string": (
+        _set(DL_SETTINGS, "https://lms.example/return"),
+        "claim deep_linking_settings " + OBJECT,
+    ),
+    "return_url_number": (
+        _in(DL_SETTINGS, "deep_link_return_url", 5),
+        "claim deep_link_return_url is not text",
+    ),
+    "return_url_javascript": (
+        _in(DL_SETTINGS, "deep_link_return_url", "javascript:alert(1)"),
+        "claim deep_link_return_url is not an http or https URL",
+    ),
+    "accept_types_string": (
+        _in(DL_SETTINGS, "accept_types", "ltiResourceLink"),
+        "claim deep_linking_settings accept_types " + STRINGS,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED_DEEP_LINKING))
+def test_a_deep_linking_request_with_malformed_settings_is_refused(browser, registration, case):
+    tamper, words = MALFORMED_DEEP_LINKING[case]
+    response = browser.launch(PendingLaunch(teacher_person(), "c1", "History", deep_link=True, tamper=tamper))
+    assert_refused(response, 400, words)
+
+
+def test_long_names_from_the_lms_are_cut_to_fit(browser, registration):
+    """Names are shown, not matched: longer than their columns, they are shortened, not refused."""
+
+    def long_names(payload, headers):
+        payload["given_name"] = "A" * 600
+        payload["name"] = "N" * 600
+        payload["email"] = "a" * 300 + "@school.example"
+
+    assert browser.launch(_pending(long_names)).status_code == 302
+    lti_user = LtiUser.objects.get()
+    assert (len(lti_user.given_name), len(lti_user.name), lti_user.email) == (500, 500, "")
+
+
+# --- misdirected launches ------------------------------------------------------------------------
+
+
+def test_a_launch_for_another_deployment_than_its_login_is_refused(browser, registration):
+    LtiDeployment.objects.create(registration=registration, deployment_id="deployment-2", is_active=True)
+    response = browser.launch(_pending(_set(CLAIM + "deployment_id", "deployment-2")))
+    assert_refused(response, 401, "another deployment (deployment-2) than its login (deployment-1)")
+
+
+def test_a_launch_whose_target_link_is_another_host_is_refused(browser, registration):
+    response = browser.launch(_pending(_set(CLAIM + "target_link_uri", "https://evil.example/lti/launch/")))
+    assert_refused(response, 400, "meant for another address")
+
+
+def test_a_launch_whose_target_link_is_talias_deep_linking_page_is_accepted(browser, registration):
+    """The host decides; a platform may name either of Talia's launch pages."""
+    response = browser.launch(_pending(_set(CLAIM + "target_link_uri", "http://testserver/lti/deep-link/")))
+    assert response.status_code == 302

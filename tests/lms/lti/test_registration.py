@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from urllib.parse import urlencode
 
@@ -62,10 +63,47 @@ def test_dynamic_registration_needs_a_link_from_talias_admin(client, platform):
     assert not LtiRegistration.objects.exists()
 
 
+def test_dynamic_registration_with_a_wrong_token_writes_nothing(client, platform):
+    """The platform (like Canvas) shows its configuration only to the holder of its token."""
+    response = client.get(_register_url(AdminFactory(), platform, token="wrong"))
+    assert response.status_code == 424 and b"did not let Talia read its configuration" in response.content
+    assert not LtiRegistration.objects.exists() and not platform.registrations
+
+
 def test_dynamic_registration_refused_by_the_platform_writes_nothing(client, platform):
+    """The configuration is open to all (Moodle); the registration needs the token."""
+    platform.configuration_open = True
     response = client.get(_register_url(AdminFactory(), platform, token="wrong"))
     assert response.status_code == 424 and b"did not accept" in response.content
     assert not LtiRegistration.objects.exists()
+
+
+@pytest.mark.parametrize("body", ["[1, 2]", '"registered"', "5", "null", "not json"])
+def test_a_registration_answer_that_is_not_an_object_is_refused_without_a_500(client, platform, body):
+    platform.registration_body = body
+    response = client.get(_register_url(AdminFactory(), platform))
+    assert response.status_code == 424, response.content[:300]
+    assert b"did not accept" in response.content or b"other than a JSON object" in response.content
+    assert not LtiRegistration.objects.exists()
+
+
+@pytest.mark.parametrize("body", ["[1, 2]", '"config"', "5", "null", "not json"])
+def test_a_configuration_that_is_not_an_object_is_refused_without_a_500(client, platform, body):
+    platform.openid_configuration_body = body
+    response = client.get(_register_url(AdminFactory(), platform))
+    assert response.status_code == 424, response.content[:300]
+    assert b"configuration" in response.content
+    assert not LtiRegistration.objects.exists() and not platform.registrations
+
+
+def test_a_configuration_with_fields_of_the_wrong_shape_is_refused_without_a_500(client, platform):
+    config = json.loads(platform._openid_configuration({"Authorization": "Bearer registration-token"})[2])
+    config["scopes_supported"] = [["nested"]]
+    config["https://purl.imsglobal.org/spec/lti-platform-configuration"] = "Moodle"
+    config["token_endpoint"] = ["https://lms.example/token"]
+    platform.openid_configuration_body = json.dumps(config)
+    response = client.get(_register_url(AdminFactory(), platform))
+    assert response.status_code == 424 and b"lacks its token_endpoint" in response.content
 
 
 def test_dynamic_registration_with_a_foreign_issuer_is_refused(client, platform):
