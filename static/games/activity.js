@@ -10,6 +10,16 @@
 //   hourglass; the players' phones: the board, the form and the hourglass, never the term
 //   (the server never sends it to them).
 //
+// The chain (no hourglass) gets a countdown of chain_seconds a word on the facilitator's screens,
+// naming whose representative forms the next word; the facilitator restarts it for each new
+// word (its button, or Page Down / → as a presenter's clicker sends). It only helps the table:
+// the outcome is still recorded with the buttons. Kept on this device (and shared with the
+// facilitator's other windows of the same browser, such as the projector, by a
+// BroadcastChannel); a reload starts it again from the first word.
+//
+// Sound: browsers play it only after a click or a key press on the page, so the screens that
+// beep show a hint with a "Turn the sound on" button until the sound is enabled.
+//
 // The hourglass is the server's: the view holds when it was turned and the seconds left
 // then (by the server's clock, read once from clock.json); every screen counts down from
 // them. Actions go to /games/activity/<id>/act, which stamps them with the server's clock.
@@ -18,6 +28,7 @@ const live = JSON.parse(document.getElementById("activity-live").textContent);
 const gameRoot = document.getElementById("game");
 const errorBox = document.getElementById("game-error");
 const timerNews = document.getElementById("activity-timer-news");
+const chainNews = document.getElementById("activity-chain-news");
 const projector = new URLSearchParams(window.location.search).get("screen") === "projector";
 const t = (text) => (window.gettext ? window.gettext(text) : text);
 
@@ -34,6 +45,10 @@ let memoriseTimer = null;
 let lastNews = "";
 let beeped = null;
 let audio = null;
+let chain = null; // the chain's countdown: {version, index (0: the drawer's word), ends (ms, Date.now)}
+let chainPending = null; // a countdown another window sent for a version not drawn here yet
+let chainTick = null;
+const chainChannel = "BroadcastChannel" in window ? new BroadcastChannel(`talia-activity-chain:${live.act}`) : null;
 
 function el(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
@@ -121,19 +136,46 @@ function timerAnnounce(text) {
   if (timerNews && text && timerNews.textContent !== text) timerNews.textContent = text;
 }
 
+function chainAnnounce(text) {
+  if (chainNews && text && chainNews.textContent !== text) chainNews.textContent = text;
+}
+
 // --- sound: the hourglass has run out (WebAudio, no file needed) -------------------------------------
+
+const soundReady = () => Boolean(audio && audio.state === "running");
 
 function unlockAudio() {
   const Context = window.AudioContext || window.webkitAudioContext;
-  if (!Context) return;
+  if (!Context || soundReady()) return;
   if (!audio) audio = new Context();
-  if (audio.state === "suspended") audio.resume().catch(() => {});
+  if (audio.state === "suspended") audio.resume().then(soundHintUpdate, () => {});
+  soundHintUpdate();
 }
 
-function beep() {
-  if (!audio || audio.state !== "running") return;
+// The hint goes once the sound plays; the focus, if it was on the hint's button, moves on.
+function soundHintUpdate() {
+  const hint = document.getElementById("activity-sound");
+  if (!hint || !soundReady()) return;
+  const hadFocus = hint.contains(document.activeElement);
+  hint.remove();
+  if (hadFocus) focusFallback(gameRoot);
+}
+
+function beeps(view) {
+  return shown.you.role === "facilitator" || Boolean(view.task && view.task.presenter === shown.you.player);
+}
+
+function soundHint(view) {
+  if (view.terminal || soundReady() || !beeps(view) || !(window.AudioContext || window.webkitAudioContext)) return null;
+  return el("p", { className: "activity-sound", id: "activity-sound" },
+    t("The sound at the end of the time plays only after a click or a key press on this page."), " ",
+    el("button", { type: "button", className: "secondary", "data-focus-key": "sound", onclick: unlockAudio }, t("Turn the sound on")));
+}
+
+function beep(delays = [0, 0.35, 0.7]) {
+  if (!soundReady()) return;
   const start = audio.currentTime;
-  [0, 0.35, 0.7].forEach((delay, index) => {
+  delays.forEach((delay, index) => {
     const tone = audio.createOscillator();
     const gain = audio.createGain();
     tone.type = "square";
@@ -147,8 +189,12 @@ function beep() {
   });
 }
 
-document.addEventListener("pointerdown", unlockAudio, { once: true });
-document.addEventListener("keydown", unlockAudio, { once: true });
+// Not once: a gesture the browser did not count (or one before the page could play) is
+// followed by others; unlockAudio does nothing once the sound plays. A click, not a
+// pointerdown: the hint goes at once, and the page moving under a pressed pointer would
+// take the click away from the button it was meant for.
+document.addEventListener("click", unlockAudio);
+document.addEventListener("keydown", unlockAudio);
 
 // --- names ----------------------------------------------------------------------------------------
 
@@ -366,12 +412,156 @@ function startTicking(view, ctx) {
     if (left <= 0 && beeped !== key) {
       beeped = key;
       timerAnnounce(t("Time is up!"));
-      if (shown.you.role === "facilitator" || (view.task && view.task.presenter === shown.you.player)) beep();
+      if (beeps(view)) beep();
       clearInterval(tick);
     }
   };
   update();
   if (!view.hourglass.paused && view.hourglass.started_at !== null) tick = setInterval(update, 250);
+}
+
+// --- the chain's countdown: chain_seconds a word, round the teams in the chain's order -------------
+
+// Who forms word ``index``: the drawer first ("reads the word aloud and at once forms a new
+// word"), then each team's representative in turn (task.guessers is the chain's order).
+function chainSpeaker(view, index) {
+  const order = view.task.guessers;
+  const teamId = order[index % order.length];
+  const player = index % order.length === 0 ? view.task.presenter : team(view, teamId).representative;
+  return { team: teamName(view, teamId), who: playerName(view, player) };
+}
+
+function chainStartText(view) {
+  const speaker = chainSpeaker(view, chain.index);
+  return format(t("Word %(n)s: %(who)s (%(team)s), %(s)s seconds."), { n: chain.index + 1, ...speaker, s: view.chain_seconds });
+}
+
+function chainOverText(view) {
+  const late = chainSpeaker(view, chain.index);
+  if (chain.index === 0) return format(t("Time is up for %(team)s: the chain did not start."), late);
+  return format(t("Time is up for %(team)s: %(last)s formed the last valid word."), { team: late.team, last: chainSpeaker(view, chain.index - 1).team });
+}
+
+function chainFacilitating(view) {
+  return view.phase === "chain" && !view.terminal && shown.you.role === "facilitator";
+}
+
+function chainSend(kind) {
+  if (chainChannel && chain) chainChannel.postMessage({ kind, version: chain.version, index: chain.index, ends: chain.ends });
+}
+
+// A new word: the speaker formed it, so the next one has chain_seconds.
+function chainNext() {
+  if (!shown || !chainFacilitating(shown.view) || !chain) return;
+  const view = shown.view;
+  chain = { version: view.version, index: chain.index + 1, ends: Date.now() + view.chain_seconds * 1000 };
+  chainSend("chain");
+  chainDraw(view, { announce: true });
+}
+
+// Another window's countdown wins when it is further on (or, at the same word, started first).
+function chainAdopt(message) {
+  if (!shown || message.version !== shown.version || !chainFacilitating(shown.view)) {
+    if (!shown || message.version > shown.version) chainPending = message;
+    return;
+  }
+  if (chain && chain.version === message.version
+      && (message.index < chain.index || (message.index === chain.index && message.ends >= chain.ends))) return;
+  const moved = !chain || chain.index !== message.index;
+  chain = { version: message.version, index: message.index, ends: message.ends };
+  chainDraw(shown.view, { announce: moved });
+}
+
+if (chainChannel) {
+  chainChannel.onmessage = ({ data }) => {
+    if (!data || typeof data.version !== "number") return;
+    if (data.kind === "ask") {
+      if (chain && chain.version === data.version) chainSend("chain");
+    } else if (data.kind === "chain") chainAdopt(data);
+  };
+}
+
+// Page Down and → are what a presenter's clicker sends; not character keys (WCAG 2.1.4).
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "PageDown" && event.key !== "ArrowRight") return;
+  if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  if (!shown || !chainFacilitating(shown.view)) return;
+  const target = event.target;
+  if (target && target.closest && target.closest("input, select, textarea, [contenteditable]")) return;
+  event.preventDefault();
+  chainNext();
+});
+
+// On each render of the chain phase: the same countdown again, or a new one for a new chain.
+function chainSync(view) {
+  clearInterval(chainTick);
+  chainTick = null;
+  if (!chainFacilitating(view)) {
+    chain = null;
+    return;
+  }
+  if (!chain || chain.version !== view.version) {
+    const pending = chainPending && chainPending.version === view.version ? chainPending : null;
+    chain = pending
+      ? { version: view.version, index: pending.index, ends: pending.ends }
+      : { version: view.version, index: 0, ends: Date.now() + view.chain_seconds * 1000 };
+    chainPending = null;
+    if (chainChannel) chainChannel.postMessage({ kind: "ask", version: view.version });
+    chainDraw(view, { announce: true });
+  } else chainDraw(view, { announce: false });
+}
+
+function chainBox(view) {
+  if (!chainFacilitating(view)) return null;
+  return el("section", { className: "hourglass chain", id: "activity-chain", "aria-labelledby": "activity-chain-heading" },
+    el("h2", { className: "hourglass-label", id: "activity-chain-heading" }, t("Chain")),
+    el("p", { className: "chain-speaker", id: "activity-chain-speaker" }),
+    el("span", { className: "hourglass-clock", id: "activity-chain-clock", role: "timer", "aria-live": "off" }, clockText(view.chain_seconds)),
+    el("span", { className: "hourglass-bar", "aria-hidden": "true" }, el("span", { id: "activity-chain-bar", style: "width:100%" })),
+    el("p", { className: "chain-over", id: "activity-chain-over", hidden: true }),
+    el("button", { type: "button", "data-focus-key": "chain-next", onclick: chainNext }, t("New word: restart the countdown")),
+    el("p", { className: "chain-keys" }, t("Or press Page Down or → (as a presenter's clicker does).")),
+  );
+}
+
+function chainDraw(view, { announce: say }) {
+  clearInterval(chainTick);
+  chainTick = null;
+  const speaker = chainSpeaker(view, chain.index);
+  const words = document.getElementById("activity-chain-heading");
+  const who = document.getElementById("activity-chain-speaker");
+  if (words) words.textContent = format(t("Chain: word %(n)s"), { n: chain.index + 1 });
+  if (who) {
+    who.textContent = chain.index === 0
+      ? format(t("%(who)s (%(team)s) reads the word aloud and forms a new word."), speaker)
+      : format(t("%(who)s (%(team)s) forms the next word."), speaker);
+  }
+  if (say) chainAnnounce(chainStartText(view));
+  const update = () => {
+    const left = Math.max((chain.ends - Date.now()) / 1000, 0);
+    const clock = document.getElementById("activity-chain-clock");
+    const bar = document.getElementById("activity-chain-bar");
+    const over = document.getElementById("activity-chain-over");
+    const box = document.getElementById("activity-chain");
+    if (clock) clock.textContent = clockText(left);
+    if (bar) bar.style.width = `${(100 * left) / view.chain_seconds}%`;
+    if (box) box.classList.toggle("ending", left <= 0);
+    if (over) {
+      over.hidden = left > 0;
+      over.textContent = left > 0 ? "" : chainOverText(view);
+    }
+    if (left <= 0) {
+      clearInterval(chainTick);
+      chainTick = null;
+      if (chain.said !== chain.index) {
+        chain.said = chain.index;
+        chainAnnounce(chainOverText(view));
+        if (Date.now() - chain.ends < 2000) beep([0]); // not again for a countdown long over
+      }
+    }
+  };
+  update();
+  if (chain.ends > Date.now()) chainTick = setInterval(update, 200);
 }
 
 // --- the task: what is played now --------------------------------------------------------------------
@@ -454,11 +644,11 @@ function hardestChoice(view, ctx) {
 
 // --- buttons of whoever may act --------------------------------------------------------------------------
 
-function button(label, action, ctx, { className = "", confirmText = "" } = {}) {
+function button(label, action, ctx, { className = "", confirmText = "", focusKey = "" } = {}) {
   return el("button", {
     type: "button",
     className,
-    "data-focus-key": `act-${action.type}-${action.team || action.winner_team || action.area || action.slot || ""}${action.guessed === undefined ? "" : action.guessed}`,
+    "data-focus-key": focusKey || `act-${action.type}-${action.team || action.winner_team || action.area || action.slot || ""}${action.guessed === undefined ? "" : action.guessed}`,
     onclick: () => {
       if (confirmText && !window.confirm(confirmText)) return;
       act(action, ctx);
@@ -512,8 +702,9 @@ function controls(view, ctx) {
   if (has("rule_broken").length) misses.push(button(t("Rule broken (back 3 fields)"), { type: "rule_broken" }, ctx, { className: "secondary", confirmText: view.variant === "three_players" ? ending : "" }));
   if (misses.length) rows.push(el("div", { className: "row outcomes" }, ...misses));
   const clock = [];
-  if (has("pause_timer").length) clock.push(button(t("Pause the hourglass"), { type: "pause_timer" }, ctx, { className: "secondary" }));
-  if (has("resume_timer").length) clock.push(button(t("Resume the hourglass"), { type: "resume_timer" }, ctx));
+  // One focus key: the focus stays on the button as it turns from pause to resume and back.
+  if (has("pause_timer").length) clock.push(button(t("Pause the hourglass"), { type: "pause_timer" }, ctx, { className: "secondary", focusKey: "act-hourglass" }));
+  if (has("resume_timer").length) clock.push(button(t("Resume the hourglass"), { type: "resume_timer" }, ctx, { focusKey: "act-hourglass" }));
   if (has("undo").length) {
     const last = view.history[view.history.length - 1];
     clock.push(button(last ? format(t("Undo the last outcome (%(what)s)"), { what: eventText(view, last) }) : t("Undo the last outcome"), { type: "undo" }, ctx, { className: "secondary" }));
@@ -521,7 +712,7 @@ function controls(view, ctx) {
   if (clock.length) rows.push(el("div", { className: "row" }, ...clock));
   if (!rows.length) return null;
   return el("section", { className: "activity-controls", "aria-labelledby": "controls-heading" },
-    el("h2", { id: "controls-heading" }, shown.you.role === "facilitator" ? t("Record what happens") : t("Your move")), ...rows);
+    el("h2", { id: "controls-heading", tabindex: "-1" }, shown.you.role === "facilitator" ? t("Record what happens") : t("Your move")), ...rows);
 }
 
 // --- what happened ------------------------------------------------------------------------------------
@@ -594,8 +785,22 @@ function turnLine(view) {
 
 // --- render ---------------------------------------------------------------------------------------------
 
+// Where the focus goes when the element that had it is gone from the new drawing (the button
+// of an action that is no longer possible): the heading of the buttons, else the turn line.
+function focusFallback(root) {
+  const target = root.querySelector("#controls-heading") || root.querySelector(".activity-turn") || root.querySelector("#board-heading");
+  if (!target) return;
+  if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+  target.focus({ preventScroll: true });
+}
+
 export function render(root, payload, ctx) {
   if (shown && payload.version < shown.version) return "";
+  // Redrawing replaces every element: the focus goes back to the same control (data-focus-key),
+  // so a keyboard user keeps their place, or to focusFallback when that control is gone.
+  const active = document.activeElement;
+  const hadFocus = Boolean(active && active !== document.body && root.contains(active));
+  const focusKey = hadFocus && active.dataset ? active.dataset.focusKey : null;
   const view = payload.view;
   shown = payload;
   const you = payload.you;
@@ -607,7 +812,7 @@ export function render(root, payload, ctx) {
   if (view.terminal) parts.push(outcomeBox(view));
   const line = turnLine(view);
   if (!view.terminal) parts.push(el("p", { className: "status-line activity-turn" }, line));
-  const top = el("div", { className: "activity-top" }, taskHeading(view), hourglassBox(view));
+  const top = el("div", { className: "activity-top" }, taskHeading(view), hourglassBox(view), chainBox(view), soundHint(view));
   parts.push(top);
   if (!view.terminal) {
     if (presenting && !facilitating) {
@@ -638,15 +843,32 @@ export function render(root, payload, ctx) {
   ));
   parts.push(lastOutcomes(view));
   root.replaceChildren(...parts.filter(Boolean));
+  if (hadFocus) {
+    const again = focusKey ? root.querySelector(`[data-focus-key="${CSS.escape(focusKey)}"]`) : null;
+    if (again && !again.disabled) again.focus({ preventScroll: true });
+    else focusFallback(root);
+  }
   startTicking(view, ctx);
+  chainSync(view);
 
+  // The hourglass's news go to its own live region (#activity-timer-news), with its 10 s and
+  // time-up notices; the rest to the page's (#announce), through live.js.
   let news = line;
+  let hourglassNews = false;
   if (view.terminal) news = root.querySelector("#outcome-heading").textContent;
   else if (view.phase === "presenting" && view.hourglass && !view.hourglass.paused) {
     news = format(t("The hourglass runs: %(n)s seconds."), { n: Math.ceil(remaining(view) ?? view.timer) });
-  } else if (view.phase === "presenting" && view.hourglass && view.hourglass.paused) news = t("The hourglass is paused.");
+    hourglassNews = true;
+  } else if (view.phase === "presenting" && view.hourglass && view.hourglass.paused) {
+    news = t("The hourglass is paused.");
+    hourglassNews = true;
+  }
   if (news === lastNews) return "";
   lastNews = news;
+  if (hourglassNews) {
+    timerAnnounce(news);
+    return "";
+  }
   return news;
 }
 

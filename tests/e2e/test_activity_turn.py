@@ -14,7 +14,14 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browsing import axe_violations, describe_violations, open_page, scroll_width, sign_in
+from tests.e2e.browsing import (
+    PageWatch,
+    axe_violations,
+    describe_violations,
+    open_page,
+    scroll_width,
+    sign_in,
+)
 from tests.e2e.test_znajznak_duel import _SQLITE, PHONE_WIDTH
 from tests.e2e.test_znajznak_duel import page_problems as duel_page_problems
 
@@ -51,6 +58,44 @@ def check(browsing: Any, page: Any, where: str, *, phone: bool = False) -> None:
         assert scroll_width(page) <= PHONE_WIDTH, f"{where}: scrolls sideways"
         small = page.eval_on_selector_all("#game button, #game select, #game summary", SMALL_TARGETS)
         assert not small, f"{where}: touch targets below 24 px: {small}"
+
+
+def running_game(teacher: Any, *, timer: int = 60, chain: bool = False) -> Any:
+    """A running game made through the services, quicker than the lobby in the browsers: Sowy
+    (Uczeń1, Uczeń2) begins against Lisy (Uczeń3, Uczeń4); four cards of plain 4-point terms,
+    or with ``chain`` a chain ("dějepis") in area A of every card, so the first draw is one."""
+    from content.models import ActivityCard, ActivityTerm
+    from games import services
+    from games.models import Participant
+    from games.play.activity import services as activity_services
+    from tests.factories import UserFactory
+    from tests.games.play.activity_helpers import make_cards
+
+    make_cards(teacher, 4)
+    if chain:
+        ActivityTerm.objects.filter(slot="A").update(
+            kind=ActivityTerm.Kind.CHAIN, text="dějepis", points=None
+        )
+    session = activity_services.activity_session_create(
+        facilitator=teacher,
+        cards=ActivityCard.objects.all(),
+        variant="teams",
+        team_names=["Sowy", "Lisy"],
+        timer=timer,
+    )
+    facilitator = session.participants.get(role=Participant.Role.FACILITATOR)
+    for k in range(1, 5):
+        player = services.session_join(
+            session=session, user=UserFactory(first_name=f"Uczeń{k}", last_name="")
+        )
+        team = "t1" if k <= 2 else "t2"
+        activity_services.activity_seat(
+            session=session, by=facilitator, player_id=player.player_id, team=team
+        )
+    session.refresh_from_db()
+    session.setup = {**session.setup, "first_team": "t1"}
+    session.save(update_fields=["setup"])
+    return services.session_start(session=session, by=teacher)
 
 
 def state(session_id: int) -> Any:
@@ -235,3 +280,135 @@ def test_the_term_list_page_on_a_phone(browsing, demo_site):
     expect(page.locator(".messages")).to_contain_text("7 terms made 2 cards, tagged historia-1939.")
     expect(page.get_by_label("historia-1939")).to_be_checked()
     check(browsing, page, "Activity setup page with the new tag (phone)", phone=True)
+
+
+# --- the chain's countdown ------------------------------------------------------------------------------
+
+
+def second_window(browsing: Any, page: Any) -> Any:
+    """Another window of ``page``'s browser (the projector as "Open the projector screen" opens
+    it: the same browser, so the same BroadcastChannel), watched like the others."""
+    window = page.context.new_page()
+    watch = PageWatch(origin=browsing.base_url)
+    watch.attach(window)
+    browsing._watches[id(window)] = watch  # so that check() and the teardown see its problems
+    return window
+
+
+def test_the_chain_counts_down_each_word_round_the_teams_on_the_projector_and_the_facilitators_screen(
+    browsing, demo_users_site
+):
+    site = demo_users_site
+    session = running_game(site.teacher_user, chain=True)
+    teacher = browsing.new_page()
+    sign_in(teacher, site.url, site.teacher.username, site.teacher.password)
+    open_page(teacher, f"{site.url}/games/sessions/{session.pk}/")
+    projector = second_window(browsing, teacher)
+    open_page(projector, f"{site.url}/games/sessions/{session.pk}/?screen=projector")
+
+    teacher.get_by_role("button", name="Draw a card for Sowy").click()
+    # Word 1: the drawer reads the chain's word aloud and forms a new one, 5 seconds running.
+    for page in (teacher, projector):
+        expect(page.locator("#activity-term")).to_have_text("dějepis")
+        expect(page.locator("#activity-chain-heading")).to_have_text("Chain: word 1")
+        expect(page.locator("#activity-chain-speaker")).to_have_text(
+            "Uczeń1 (Sowy) reads the word aloud and forms a new word."
+        )
+        expect(page.locator("#activity-chain-clock")).to_have_text(re.compile(r"^0:0[1-5]$"))
+        expect(page.locator("#activity-chain-news")).to_have_text("Word 1: Uczeń1 (Sowy), 5 seconds.")
+    check(browsing, teacher, "facilitator, chain")
+    check(browsing, projector, "projector, chain")
+
+    # A new word: the facilitator's button passes the chain to the next team's representative
+    # with 5 seconds again, on the projector too.
+    teacher.get_by_role("button", name="New word: restart the countdown").click()
+    for page in (teacher, projector):
+        expect(page.locator("#activity-chain-heading")).to_have_text("Chain: word 2")
+        expect(page.locator("#activity-chain-speaker")).to_have_text("Uczeń3 (Lisy) forms the next word.")
+        expect(page.locator("#activity-chain-news")).to_have_text("Word 2: Uczeń3 (Lisy), 5 seconds.")
+    expect(teacher.locator("#activity-chain-clock")).to_have_text(re.compile(r"^0:0[45]$"))
+    expect(teacher.get_by_role("button", name="New word: restart the countdown")).to_be_focused()
+
+    # The projector's keyboard (a presenter's clicker sends Page Down): round to Sowy again.
+    projector.keyboard.press("PageDown")
+    for page in (projector, teacher):
+        expect(page.locator("#activity-chain-heading")).to_have_text("Chain: word 3")
+        expect(page.locator("#activity-chain-speaker")).to_have_text("Uczeń1 (Sowy) forms the next word.")
+
+    # Sowy finds no word in time: the last valid word was Lisy's, said politely.
+    over = "Time is up for Sowy: Lisy formed the last valid word."
+    for page in (projector, teacher):
+        expect(page.locator("#activity-chain-over")).to_have_text(over, timeout=8_000)
+        expect(page.locator("#activity-chain-news")).to_have_text(over)
+        expect(page.locator("#activity-chain-clock")).to_have_text("0:00")
+    assert teacher.locator("#activity-chain-news").get_attribute("aria-live") == "polite"
+
+    # The facilitator still records the outcome; the countdown goes with the chain.
+    teacher.get_by_role("button", name="Lisy", exact=True).click()
+    for page in (teacher, projector):
+        expect(page.locator(".activity-history li").first).to_contain_text("last word: Lisy")
+        expect(page.locator("#activity-chain")).to_have_count(0)
+    session, game = state(session.pk)
+    assert game.positions == (0, 4) and [e.result for e in game.history] == ["chain"]
+    assert not problems(browsing, teacher) and not problems(browsing, projector)
+
+
+# --- the hourglass for screen readers, and its sound ------------------------------------------------
+
+# An AudioContext that records the tones it starts and, like chromium's autoplay policy, plays
+# only once a user gesture has activated the page (navigator.userActivation).
+STUB_AUDIO = """
+window.__tones = 0;
+class StubAudioContext {
+  constructor() {
+    this.state = navigator.userActivation.isActive ? "running" : "suspended";
+    this.currentTime = 0;
+    this.destination = {};
+  }
+  resume() {
+    if (navigator.userActivation.isActive) this.state = "running";
+    return Promise.resolve();
+  }
+  createOscillator() {
+    return { type: "", frequency: { value: 0 }, connect: (to) => to, start() { window.__tones += 1; }, stop() {} };
+  }
+  createGain() {
+    const destination = this.destination;
+    return { gain: { setValueAtTime() {}, exponentialRampToValueAtTime() {} }, connect: () => destination };
+  }
+}
+window.AudioContext = StubAudioContext;
+window.webkitAudioContext = StubAudioContext;
+"""
+
+
+def test_a_short_hourglass_is_announced_and_beeps_at_the_end_once_the_sound_is_on(browsing, demo_users_site):
+    site = demo_users_site
+    session = running_game(site.teacher_user, timer=15)  # the setup's shortest hourglass
+    projector = browsing.new_page()
+    projector.add_init_script(STUB_AUDIO)
+    sign_in(projector, site.url, site.teacher.username, site.teacher.password)
+    open_page(projector, f"{site.url}/games/sessions/{session.pk}/?screen=projector")
+    # No gesture yet: the projector says plainly that the sound needs one, near the timer.
+    hint = projector.locator(".activity-top #activity-sound")
+    expect(hint).to_contain_text("The sound at the end of the time plays only after a click or a key press")
+    check(browsing, projector, "projector with the sound hint")
+    projector.get_by_role("button", name="Turn the sound on").click()
+    expect(hint).to_have_count(0)
+
+    teacher = browsing.new_page()
+    sign_in(teacher, site.url, site.teacher.username, site.teacher.password)
+    open_page(teacher, f"{site.url}/games/sessions/{session.pk}/")
+    teacher.get_by_role("button", name="Draw a card for Sowy").click()
+    teacher.get_by_role("button", name="Ready: turn the hourglass").click()
+
+    news = projector.locator("#activity-timer-news")
+    assert news.get_attribute("role") == "status"
+    expect(news).to_have_text(re.compile(r"^The hourglass runs: 1[3-5] seconds\.$"))
+    expect(news).to_have_text("10 seconds left.", timeout=8_000)
+    assert projector.evaluate("window.__tones") == 0  # nothing before the end
+    expect(news).to_have_text("Time is up!", timeout=14_000)
+    expect(projector.locator("#activity-clock")).to_have_text("0:00")
+    projector.wait_for_function("window.__tones > 0", timeout=2_000)
+    expect(teacher.locator("#activity-timer-news")).to_have_text("Time is up!")
+    assert not problems(browsing, projector) and not problems(browsing, teacher)

@@ -375,3 +375,41 @@ def test_a_clock_sent_by_a_browser_is_replaced_by_the_servers(db: Any) -> None:
     stamped = clock_stamp("activity", {"type": "start_timer", "at": 1.0})
     assert stamped["at"] >= round(before, 3) - 0.001
     assert clock_stamp("znajznak", {"type": "stop", "at": 5}) == {"type": "stop"}
+
+
+# --- the session log ----------------------------------------------------------------------------------
+
+
+def test_the_downloaded_session_log_replays_to_the_sessions_state_through_an_undo(teacher):
+    """Draw, the hourglass, guessed, undo, not guessed (then the cards played out, since a log is
+    downloaded once the game is over): the log, with the server's clock stamps and the undone
+    outcome, replays with the pure engine to exactly the stored state."""
+    game = two_teams(teacher)
+    assert act(game, "p1", {"type": "draw"}).status_code == 200
+    assert act(game, "p1", {"type": "start_timer"}).status_code == 200
+    assert act(game, "facilitator", {"type": "guessed", "team": "t1"}).status_code == 200
+    assert game.refresh().positions == (4, 0)
+    assert act(game, "facilitator", {"type": "undo"}).status_code == 200
+    assert act(game, "facilitator", {"type": "not_guessed"}).status_code == 200
+    state = game.refresh()
+    assert state.positions == (0, 0) and [e.result for e in state.history] == ["not_guessed"]
+
+    # The log is downloaded once the game is over: the other cards are played out unguessed.
+    while not state.result:
+        for action in ({"type": "draw"}, {"type": "start_timer"}, {"type": "not_guessed"}):
+            assert act(game, "facilitator", action).status_code == 200, action
+        state = game.refresh()
+    assert game.session.status == GameSession.Status.FINISHED and state.positions == (0, 0)
+
+    response = game.clients["facilitator"].get(reverse("games:session_log", args=[game.session.pk]))
+    assert response.status_code == 200
+    log = json.loads(response.content)
+    types = [a["type"] for a in log["actions"]]
+    assert types[:5] == ["draw", "start_timer", "guessed", "undo", "not_guessed"]
+    assert log["actions"][0]["player"] == "p1" and "at" in log["actions"][1]
+    replay = services.log_replay(log)
+    assert replay.error is None
+    assert replay.state == game.session.state
+    # Without the undo the same log ends elsewhere: the replay really follows the actions.
+    without_undo = {**log, "actions": [a for a in log["actions"] if a["type"] != "undo"]}
+    assert services.log_replay(without_undo).error is not None
