@@ -337,6 +337,17 @@ class _Game(NamedTuple):
     #: For every set of options (as bits, :func:`.knowledge_board.symbol_mask`), the
     #: opponent markers (positions in :data:`MARKERS`) showing one of them: colour or letter.
     showing: Mapping[int, tuple[int, ...]]
+    #: What :func:`assign` reads on every card, read once a game: the variant is the basic
+    #: game; the board's length; for every space, the steps after which a marker leaving it
+    #: has entered the finish (:data:`_NEVER` from the finish itself: starting there does not
+    #: count).
+    basic: bool
+    length: int
+    to_finish: tuple[int, ...]
+
+
+#: More steps than any move takes: a marker starting on the finish never crosses it.
+_NEVER = 1 << 30
 
 
 def _game(
@@ -352,7 +363,23 @@ def _game(
         _card_ids(cards) if card_ids is None else card_ids,
         letters,
         _showing(letters),
+        variant == "basic",
+        board.length,
+        _to_finish(board.length, board.finish),
     )
+
+
+_TO_FINISH: dict[tuple[int, int], tuple[int, ...]] = {}
+
+
+def _to_finish(length: int, finish: int) -> tuple[int, ...]:
+    """:attr:`_Game.to_finish` of a board (shared by the games on boards of its shape)."""
+    table = _TO_FINISH.get((length, finish))
+    if table is None:
+        table = _TO_FINISH[length, finish] = tuple(
+            (finish - origin) % length or _NEVER for origin in range(length)
+        )
+    return table
 
 
 class _Showing(dict[int, tuple[int, ...]]):
@@ -984,6 +1011,8 @@ _MARKER_INDEX: Mapping[str, int] = MappingProxyType({marker: i for i, marker in 
 _WHO: dict[str, int] = dict(_MARKER_INDEX)
 #: The opponents' positions in :data:`MARKERS` (1 to 5).
 _OPPONENT_NUMBERS: tuple[int, ...] = tuple(range(1, len(MARKERS)))
+#: :data:`.knowledge_board.SYMBOL_BITS` as a plain dict (quicker to read than the view).
+_BITS: dict[str, int] = dict(SYMBOL_BITS)
 
 
 def movement(state: State, marker: str, card: QuizCard) -> Movement | None:
@@ -993,17 +1022,18 @@ def movement(state: State, marker: str, card: QuizCard) -> Movement | None:
     >>> movement(state, "team", QuizCard("x", "number", 3))
     Movement(to=3, steps=3, skipped_team=False, matched=None, on_marker=None)
     """
-    move = _movement(state, _MARKER_INDEX[marker], card)
+    move = _movement(state.game, state.spaces, state.stacks, _MARKER_INDEX[marker], card)
     return None if move is None else Movement(*move)
 
 
-def _movement(state: State, who: int, card: QuizCard) -> tuple[Any, ...] | None:
+def _movement(
+    game: _Game, spaces: tuple[int, ...], stacks: Mapping[int, tuple[str, ...]], who: int, card: QuizCard
+) -> tuple[Any, ...] | None:
     """:func:`movement` for the marker at position ``who`` of :data:`MARKERS` (0: the team),
-    as a plain tuple of the :class:`Movement` fields (the hot path builds no named tuple)."""
-    game = state.game
+    as a plain tuple of the :class:`Movement` fields (the hot path builds no named tuple),
+    from the parts of the state it reads (:func:`assign` has them unpacked)."""
     board = game.board
-    length = board.length
-    spaces = state.spaces
+    length = game.length
     origin = spaces[who]
     team_space = spaces[0]
     number = card.number
@@ -1021,7 +1051,6 @@ def _movement(state: State, who: int, card: QuizCard) -> tuple[Any, ...] | None:
     # else what is printed; for an opponent the team's space is unavailable.  The moving
     # marker is taken off first, and never reaches its own space (1 to length - 1 steps).
     wanted = card.mask
-    stacks = state.stacks
     best, best_marker = length, 0
     # 1. The opponent markers showing an option (at most two for a single option; the
     # game's table lists them), if they lie on top and their space is available.
@@ -1056,31 +1085,37 @@ def _movement(state: State, who: int, card: QuizCard) -> tuple[Any, ...] | None:
     # "skipping the team marker": the team's space, passed over, would have shown an option.
     skipped_team = False
     if who and 0 < (team_space - origin) % length < best:
-        skipped_team = bool(_shown_under_team(state, who) & wanted)
-    answer = card.answer
-    assert not isinstance(answer, int)
+        skipped_team = bool(_shown_under_team(game, spaces, stacks, who) & wanted)
+    # The option matched: the colour if it is one of the card's, else the letter.
     if best_marker:
         colour = OPPONENTS[best_marker - 1]
-        return (to, best, skipped_team, colour if colour in answer else game.letters[best_marker - 1], colour)
+        return (
+            to,
+            best,
+            skipped_team,
+            colour if _BITS[colour] & wanted else game.letters[best_marker - 1],
+            colour,
+        )
     printed = board.spaces[to]
     assert printed is not None
     colour = printed.colour
-    return (to, best, skipped_team, colour if colour in answer else printed.letter, None)
+    return (to, best, skipped_team, colour if _BITS[colour] & wanted else printed.letter, None)
 
 
-def _shown_under_team(state: State, without: int) -> int:
+def _shown_under_team(
+    game: _Game, spaces: tuple[int, ...], stacks: Mapping[int, tuple[str, ...]], without: int
+) -> int:
     """What the team's space would show (as bits) were the team marker not on it: the top
     opponent marker there, other than ``without``, else the printed space."""
-    spaces = state.spaces
     team_space = spaces[0]
-    pile = state.stacks.get(team_space)
+    pile = stacks.get(team_space)
     if pile is None:
         pile = tuple([MARKERS[i] for i in _OPPONENT_NUMBERS if spaces[i] == team_space])
     for colour in reversed(pile):
         if colour != MARKERS[without]:
             index = OPPONENTS.index(colour)
-            return SYMBOL_BITS[colour] | SYMBOL_BITS[state.game.letters[index]]
-    return state.board.masks[team_space]
+            return SYMBOL_BITS[colour] | SYMBOL_BITS[game.letters[index]]
+    return game.board.masks[team_space]
 
 
 def is_terminal(state: State) -> bool:
@@ -1254,48 +1289,49 @@ def assign(
         slot_cards, abandoned, replacement, triggered_by, log,
     ) = state  # fmt: skip
     who = _WHO.get(marker)
-    if who is None or not 0 <= card < len(game.cards):
+    if who is None:
         raise InvalidAction(f"Assign one of the game's cards to one of {', '.join(MARKERS)}.")
-    # The common case answered in a few comparisons; anything else goes to _check_assign,
-    # which finds the rule broken and says which.
+    # The common case answered in a few comparisons (a card found among the round's cards is
+    # one of the game's); anything else goes to _check_assign, which finds the rule broken
+    # and says which.
     if replacement is not None:
         fine = card == replacement
-    elif game.variant == "basic":
-        played = len(moved) + len(abandoned)
+    elif game.basic:
+        played = len(moved) + len(abandoned) if abandoned else len(moved)
         fine = played < len(round_cards) and round_cards[played] == card
     else:
         fine = card in round_cards and card not in slot_cards and card not in abandoned
     if not fine or marker in moved or (triggered_by is not None and len(moved) == CARDS_PER_ROUND):
+        if not 0 <= card < len(game.cards):
+            raise InvalidAction(f"Assign one of the game's cards to one of {', '.join(MARKERS)}.")
         _check_assign(state, card, marker)  # raises, saying why
     # Reading and Resolving a Card: place it at the marker's card slot, turn it over, move.
     # The next state is built in one step (markers, stacks, slot, history, and the next
     # round after the sixth card), so only the marker that moves is touched and the records
     # are built without keyword checks.
-    index = card
-    quiz = game.cards[index]
-    board = game.board
-    length = board.length
+    quiz = game.cards[card]
+    length = game.length
     origin = spaces[who]
-    number = quiz.number
-    if number >= 0:
+    steps = quiz.number
+    if steps >= 0:
         # A number card (_movement's first case, inline): "the exact number of spaces".
-        to = (origin + number) % length
-        if who and number and to == spaces[0]:
-            move: tuple[Any, ...] | None = ((to + 1) % length, number + 1, True, None, None)
+        to = (origin + steps) % length
+        if who and steps and to == spaces[0]:
+            to, steps, skipped_team = (to + 1) % length, steps + 1, True
         else:
-            move = (to, number, False, None, None)
+            skipped_team = False
+        matched = on_marker = None
     else:
-        move = _movement(state, who, quiz)
-    if move is None:
-        record = Play(
-            round_, quiz.id, quiz.category, quiz.answer, marker, player, guess,
-            _guess_correct(quiz, guess), ABANDONED, origin, origin, 0,
-        )  # fmt: skip
-        return _abandon(state, index, marker, record)
-    to, steps = move[0], move[1]
-    finish = board.finish
+        move = _movement(game, spaces, stacks, who, quiz)
+        if move is None:
+            record = Play(
+                round_, quiz.id, quiz.category, quiz.answer, marker, player, guess,
+                _guess_correct(quiz, guess), ABANDONED, origin, origin, 0,
+            )  # fmt: skip
+            return _abandon(state, card, marker, record)
+        to, steps, skipped_team, matched, on_marker = move
     # Entering the finish counts, starting on it does not: it lies 1..steps ahead.
-    crossed = steps > 0 and finish != origin and (finish - origin) % length <= steps
+    crossed = steps >= game.to_finish[origin]
     from_stack = flag_turned = False
     onto: tuple[str, ...] = ()
     if steps:
@@ -1308,7 +1344,7 @@ def assign(
                     colour = MARKERS[spaces.index(to)]
                     stacks, onto = MappingProxyType({to: (colour, marker)}), (colour,)
             else:
-                stacks, from_stack, onto = _restack(state, who, origin, to)
+                stacks, from_stack, onto = _restack(stacks, spaces, who, origin, to)
             # "enters or passes the finish space for the first time, you immediately turn its
             # marker over to its back side (the side with the finish flag)".
             if crossed and not flags[who]:
@@ -1333,29 +1369,29 @@ def assign(
                 triggered_by = marker
     # The move record as the plain tuple of the Play's fields (State.history makes it a
     # Play when asked); the state is built by tuple.__new__, without keyword checks.
-    fields: tuple[Any, ...] = (
+    log = (log, (
         round_, quiz.id, quiz.category, quiz.answer, marker, player, guess,
         None if guess is None else _guess_correct(quiz, guess), MOVED, origin, to, steps, crossed,
-        move[2], move[3], move[4], from_stack, onto, flag_turned,
-    )  # fmt: skip
-    moved = moved + (marker,)
+        skipped_team, matched, on_marker, from_stack, onto, flag_turned,
+    ))  # fmt: skip
+    moved += (marker,)
     if abandoned:
-        abandoned = tuple(i for i in abandoned if i != index)
+        abandoned = tuple(i for i in abandoned if i != card)
     if len(moved) < CARDS_PER_ROUND or triggered_by is not None:
         # The game is over once the round that triggered the end is complete.
         return _tuple_new(State, (
             game, order, drawn, round_, round_cards, spaces, crossings, flags, stacks, moved,
-            slot_cards + (index,), abandoned, None, triggered_by, (log, fields),
+            slot_cards + (card,), abandoned, None, triggered_by, log,
         ))  # fmt: skip
     # 3: Complete the Round, then 1: Prepare the next (_prepare_round, in the same step).
     if drawn + CARDS_PER_ROUND > len(order):
         return _prepare_round(_tuple_new(State, (
             game, order, drawn, round_, round_cards, spaces, crossings, flags, stacks, moved,
-            slot_cards + (index,), abandoned, None, triggered_by, (log, fields),
+            slot_cards + (card,), abandoned, None, triggered_by, log,
         )))  # fmt: skip
     return _tuple_new(State, (
         game, order, drawn + CARDS_PER_ROUND, round_ + 1, order[drawn : drawn + CARDS_PER_ROUND],
-        spaces, crossings, flags, stacks, (), (), (), None, triggered_by, (log, fields),
+        spaces, crossings, flags, stacks, (), (), (), None, triggered_by, log,
     ))  # fmt: skip
 
 
@@ -1395,11 +1431,11 @@ def _guess_correct(card: QuizCard, guess: Answer | None) -> bool | None:
 
 
 def _restack(
-    state: State, who: int, origin: int, to: int
+    stacks: Mapping[int, tuple[str, ...]], spaces: tuple[int, ...], who: int, origin: int, to: int
 ) -> tuple[Mapping[int, tuple[str, ...]], bool, tuple[str, ...]]:
-    """The stacks after opponent ``who`` leaves ``origin`` alone and lies on top at ``to``;
-    whether it came from under other markers, and what it now lies on (bottom to top)."""
-    stacks, spaces = state.stacks, state.spaces
+    """The stacks after opponent ``who`` leaves ``origin`` alone and lies on top at ``to``
+    (``stacks`` and ``spaces`` as before the move); whether it came from under other
+    markers, and what it now lies on (bottom to top)."""
     marker = MARKERS[who]
     if not stacks:
         # The common case: single markers only.  An opponent never lands on the team's
@@ -1416,7 +1452,8 @@ def _restack(
         if pile is None and not below:
             # Neither space holds a stack, nor will: the stacks stay as they are.
             return stacks, False, ()
-    changed = dict(stacks)
+    # A copy of the dict under the read-only view (dict() would read it key by key).
+    changed = stacks.copy() if isinstance(stacks, MappingProxyType) else dict(stacks)
     from_stack = False
     if pile is not None:
         from_stack = pile[-1] != marker
