@@ -44,6 +44,11 @@ function format(text, values) {
   return text.replace(/%\((\w+)\)s/g, (_, key) => String(values[key] ?? ""));
 }
 
+/** The plural form of the page's language for ``n`` (Django's catalogue; English without it). */
+function ngettext(one, many, n) {
+  return window.ngettext ? window.ngettext(one, many, n) : (n === 1 ? one : many);
+}
+
 function markerName(marker, ctx) {
   const names = {
     team: ctx.t("the team marker"),
@@ -99,13 +104,13 @@ export function explain(play, ctx) {
   if (play.category === "number") {
     if (play.steps === 0) parts.push(format(ctx.t("%(who)s stays where it is (0 steps)."), { who }));
     else if (play.skipped_team) {
-      parts.push(format(ctx.t("%(who)s moves %(n)s spaces: its last step would land on the team marker, so it moves on to the next space (%(steps)s in all)."), {
+      parts.push(format(ngettext("%(who)s moves %(n)s space: its last step would land on the team marker, so it moves on to the next space (%(steps)s in all).", "%(who)s moves %(n)s spaces: its last step would land on the team marker, so it moves on to the next space (%(steps)s in all).", play.answer), {
         who, n: play.answer, steps: play.steps,
       }));
-    } else parts.push(format(ctx.t("%(who)s moves %(n)s spaces."), { who, n: play.steps }));
+    } else parts.push(format(ngettext("%(who)s moves %(n)s space.", "%(who)s moves %(n)s spaces.", play.steps), { who, n: play.steps }));
   } else {
     const what = optionName(play.matched, ctx);
-    let sentence = format(ctx.t("%(who)s moves to the next %(target)s: %(n)s spaces"), { who, target: what, n: play.steps });
+    let sentence = format(ngettext("%(who)s moves to the next %(target)s: %(n)s space", "%(who)s moves to the next %(target)s: %(n)s spaces", play.steps), { who, target: what, n: play.steps });
     if (play.skipped_team) sentence += ctx.t(", skipping the team marker");
     if (play.on_marker) sentence += format(ctx.t(", where %(marker)s shows it"), { marker: markerName(play.on_marker, ctx) });
     parts.push(`${sentence}.`);
@@ -363,7 +368,7 @@ export function render(root, payload, ctx) {
       el("h2", { id: "knowledge-outcome" }, won ? ctx.t("Won!") : ctx.t("Lost")),
       el("p", {}, text),
       el("ol", { className: "progress-list" }, ...MARKERS.map((marker) => el("li", {},
-        format(ctx.t("%(who)s: %(n)s spaces of progress"), { who: capital(markerName(marker, ctx)), n: result.progress[marker] })))),
+        format(ngettext("%(who)s: %(n)s space of progress", "%(who)s: %(n)s spaces of progress", result.progress[marker]), { who: capital(markerName(marker, ctx)), n: result.progress[marker] })))),
     ));
   }
 

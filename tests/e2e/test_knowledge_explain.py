@@ -100,7 +100,7 @@ def test_move_explanations_say_what_the_move_record_says(game_page):
         "The white opponent moves to the next D: 3 spaces, skipping the team marker.",
         "The white opponent moves 2 spaces: its last step would land on the team marker, so it "
         "moves on to the next space (3 in all). It was taken out from under other markers and moves alone.",
-        "The blue opponent moves 1 spaces. It was taken out from under other markers and moves alone.",
+        "The blue opponent moves 1 space. It was taken out from under other markers and moves alone.",
         "The white opponent moves to the next A: 2 spaces. It passes the finish for the first time "
         "and is turned to its flag side.",
         "No E is visible for the red opponent: the move is abandoned. A replacement card is drawn; "
