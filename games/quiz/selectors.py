@@ -92,6 +92,19 @@ def knowledge_entries(questions: Iterable[KnowledgeQuestion]) -> list[engine.Kno
     ]
 
 
+def know_entries(questions: Iterable[KnowQuestion]) -> list[engine.KnowEntry]:
+    """Know questions of the question bank, keyed ``know:<pk>`` for progress, with their
+    accepted answers (none: every typed answer waits for the teacher's mark)."""
+    return [
+        engine.KnowEntry(
+            key=f"know:{question.pk}",
+            question=question.text,
+            best_answers=tuple(str(a) for a in (question.answers or []) if str(a).strip()),
+        )
+        for question in questions
+    ]
+
+
 def _labels(symbols: list[engine.SymbolEntry]) -> tuple[tuple[engine.Label, ...], tuple[engine.Label, ...]]:
     periods = tuple(
         engine.Label(p.slug, f"{p.name} ({p.years})") for p in Period.objects.order_by("position", "pk")
@@ -261,6 +274,27 @@ def pool_from_session(session: GameSession, *, student: Any = None) -> engine.Po
     return pool_build(
         symbols=symbols, weights=session_weights(session, student), knowledge=knowledge, know=know
     )
+
+
+#: The games whose play leaves something a quiz can ask about (``pool_from_session``): the
+#: symbols of ZnajZnak, the cards of Knowledge?, the marked questions of Know.
+FOLLOWUP_GAMES = ("znajznak", "knowledge", "know")
+
+
+def followup_unavailable(session: GameSession) -> str:
+    """Why no follow-up quiz can be built from ``session``'s game; empty when one can.
+
+    Activity's cards hold terms to explain, draw or mime: nothing of them is a symbol, a
+    card with an answer or a question with marked answers, so its pool would be empty.
+    """
+    from django.utils.translation import gettext as _
+
+    if session.game in FOLLOWUP_GAMES:
+        return ""
+    return _(
+        "%(game)s makes no follow-up quiz: its cards hold terms to explain, not the symbols, "
+        "cards or questions a quiz asks about. Build a quiz from a symbol set, a theme or a period instead."
+    ) % {"game": session.get_game_display()}
 
 
 # --- a game's quizzes per student ----------------------------------------------------------------

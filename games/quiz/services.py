@@ -8,17 +8,19 @@ progress (``lms.progress.memory_review``, once per graded item) in the same tran
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from content.models import BuildState, KnowledgeQuestion, Status, Symbol
+from content.models import BuildState, KnowledgeQuestion, KnowQuestion, Status, Symbol
 from content.permissions import content_visible_to
 from games.engines import quiz as engine
 from games.engines.base import rng_for
@@ -182,6 +184,8 @@ def _know_questions_keep(session: GameSession, by: Any) -> None:
 def _session_check(session: GameSession, by: Any) -> None:
     if session.facilitator_id != getattr(by, "pk", None):
         raise QuizError("not_yours", _("Only the teacher who ran this game makes its follow-up quiz."))
+    if reason := selectors.followup_unavailable(session):
+        raise QuizError("no_followup", reason)
     if session.status != GameSession.Status.FINISHED:
         raise QuizError("not_finished", _("The game is not over yet; make its quiz when it has ended."))
 
@@ -539,6 +543,7 @@ def attempt_grade(*, attempt: QuizAttempt, now: datetime | None = None) -> QuizA
 def _grade_locked(attempt: QuizAttempt, *, submitted_at: datetime, now: datetime) -> QuizAttempt:
     items = list(QuizItem.objects.filter(quiz_id=attempt.quiz_id).order_by("position"))
     responses = selectors.attempt_responses(attempt)
+    self_marked = bool((attempt.quiz.options or {}).get(SELF_MARKED))
     total = 0.0
     waiting = False
     for item in items:
@@ -549,6 +554,8 @@ def _grade_locked(attempt: QuizAttempt, *, submitted_at: datetime, now: datetime
             )
         engine_item = item.as_engine_item()
         result = engine.grade(engine_item, response.answer)
+        if result.needs_marking and self_marked:
+            result = dataclasses.replace(result, needs_marking=False)  # scored 0: wrong
         needs_marking = result.needs_marking and response.teacher_mark is None
         score = response.teacher_mark if response.teacher_mark is not None else result.score
         response.score = None if needs_marking else score
@@ -610,11 +617,19 @@ def attempt_mark(*, response: QuizResponse, mark: float, by: Any, now: datetime 
         return attempt_grade(attempt=locked.attempt, now=now)
 
 
-def attempts_grade_overdue(now: datetime | None = None) -> int:
-    """Grade every open attempt whose deadline has passed, as it stands; how many."""
+def attempts_grade_overdue(
+    now: datetime | None = None, *, attempts: QuerySet[QuizAttempt] | None = None
+) -> int:
+    """Grade every open attempt whose deadline has passed, as it stands; how many.
+
+    The deadline is the due time or the end of the time limit, whichever comes first, so
+    this also closes timed attempts nobody came back to, with or without a due time.
+    ``attempts`` narrows the search (a class's homework); all attempts otherwise.
+    """
     now = now or timezone.now()
     count = 0
-    for pk in QuizAttempt.objects.filter(
+    scope = attempts if attempts is not None else QuizAttempt.objects.all()
+    for pk in scope.filter(
         status=QuizAttempt.Status.IN_PROGRESS, deadline__isnull=False, deadline__lte=now
     ).values_list("pk", flat=True):
         with transaction.atomic():
@@ -627,6 +642,10 @@ def attempts_grade_overdue(now: datetime | None = None) -> int:
 
 # --- review: a student's own items ---------------------------------------------------------------
 
+#: ``Quiz.options`` flag of a review the student asked for: no teacher marks it, so a typed
+#: Know answer that matches none of the accepted answers is wrong rather than queued.
+SELF_MARKED = "self_marked"
+
 #: A review quiz has at most this many items: a few minutes' work.
 REVIEW_ITEMS = 10
 #: Symbols that only lend their names and pictures as distractors weigh next to nothing, so
@@ -638,14 +657,18 @@ WEIGHT_DISTRACTOR = 1e-6
 def review_quiz_create(*, student: Any, item_keys: Iterable[str], owner: Any = None) -> Quiz:
     """A published quiz on ``student``'s own items (due and weakest first), generated now.
 
-    ``item_keys`` come from ``lms.progress.selectors.review_keys``; the symbols among them
-    are asked about, the other symbols the student may see supply the distractors.
+    ``item_keys`` come from ``lms.progress.selectors.review_keys``; the symbols, Knowledge?
+    cards and Know questions among them are asked about, the other symbols the student may
+    see supply the distractors. A Know answer is typed and right when it matches an accepted
+    answer; otherwise it waits for the assigning teacher's mark, or, in a review the student
+    asked for (no teacher), counts as wrong (:data:`SELF_MARKED`).
     ``owner`` is the teacher who assigned it ("assign review"), or the student who asked
     for it ("review now"). Raises ``QuizError`` when nothing can be asked.
     """
     keys = list(item_keys)[:REVIEW_ITEMS]
     symbol_ids = {int(key.split(":")[1]) for key in keys if key.startswith("symbol:")}
     knowledge_ids = {int(key.split(":")[1]) for key in keys if key.startswith("knowledge:")}
+    know_ids = {int(key.split(":")[1]) for key in keys if key.startswith("know:")}
     visible = content_visible_to(student, Symbol.objects.filter(status=Status.PUBLISHED))
     symbols = selectors.symbols_with_relations(Symbol.objects.filter(pk__in=symbol_ids))
     distractors = selectors.symbols_with_relations(visible.exclude(pk__in=symbol_ids))
@@ -654,8 +677,24 @@ def review_quiz_create(*, student: Any, item_keys: Iterable[str], owner: Any = N
     knowledge = selectors.knowledge_entries(
         KnowledgeQuestion.objects.filter(pk__in=knowledge_ids).order_by("pk")
     )
-    pool = selectors.pool_build(symbols=[*symbols, *distractors], weights=weights, knowledge=knowledge)
-    asked = len(symbols) + len(knowledge)
+    know = selectors.know_entries(KnowQuestion.objects.filter(pk__in=know_ids).order_by("pk"))
+    self_review = owner is None or getattr(owner, "pk", None) == getattr(student, "pk", None)
+    if self_review:
+        # "Review now" has no teacher to mark a typed answer: a Know question is asked only
+        # if it has accepted answers, and an answer matching none of them counts as wrong.
+        know = [entry for entry in know if entry.best_answers]
+    pool = selectors.pool_build(
+        symbols=[*symbols, *distractors], weights=weights, knowledge=knowledge, know=know
+    )
+    asked = len(symbols) + len(knowledge) + len(know)
+    if not asked and know_ids:
+        raise QuizError(
+            "nothing_due",
+            _(
+                "Nothing to review now: your items due are Know questions without accepted answers "
+                "yet, which only your teacher can mark."
+            ),
+        )
     if not asked:
         raise QuizError("nothing_due", _("Nothing to review yet: play a game or do a quiz first."))
     symbol_share = 6 * len(symbols)
@@ -666,6 +705,7 @@ def review_quiz_create(*, student: Any, item_keys: Iterable[str], owner: Any = N
         engine.PERIODS: symbol_share,
         engine.TEXT_SYMBOL: symbol_share,
         engine.KNOWLEDGE: 36 * len(knowledge),
+        engine.KNOW: 36 * len(know),
     }
     seed = secrets.randbelow(SEED_MAX)
     try:
@@ -682,7 +722,7 @@ def review_quiz_create(*, student: Any, item_keys: Iterable[str], owner: Any = N
             seed=seed,
             code=_code_new(),
             pool=selectors.pool_to_dict(pool),
-            options={"total": asked, "counts": counts},
+            options={"total": asked, "counts": counts, SELF_MARKED: self_review},
             state=BuildState.QUEUED,
         )
         quiz = quiz_generate(quiz=quiz)

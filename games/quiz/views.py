@@ -218,6 +218,7 @@ def _followup_context(session: GameSession, teacher: Any) -> dict[str, Any]:
     batch = selectors.batch_progress(per_student)
     return {
         "session": session,
+        "unavailable": selectors.followup_unavailable(session),
         "class_quizzes": [quiz for quiz in quizzes if quiz.student_id is None],
         "per_student": per_student,
         "batch": batch,
@@ -563,6 +564,9 @@ def _picture_response(item: QuizItem, token: str) -> HttpResponseBase:
     if default_storage.exists(name):
         content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
         response: HttpResponseBase = FileResponse(default_storage.open(name), content_type=content_type)
+        # FileResponse names the stored file ("orzel-bialy.png") in Content-Disposition,
+        # which would give the answer away: the picture is shown inline, unnamed.
+        response["Content-Disposition"] = "inline"
     else:
         response = HttpResponse(
             '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><rect width="100" height="100" '

@@ -59,9 +59,14 @@ def review_quiz_create(*, student: Any, teacher: Any) -> Any:
     return _services().review_quiz_create(student=student, item_keys=keys, owner=teacher)
 
 
-def attempts_grade_overdue(*, now: datetime) -> None:
-    """Grade every attempt whose deadline or time limit has passed (each one reports back)."""
-    _services().attempts_grade_overdue(now)
+def attempts_grade_overdue(*, now: datetime, attempt_ids: QuerySet[Any] | None = None) -> int:
+    """Grade every attempt whose deadline or time limit has passed (each one reports back);
+    how many. ``attempt_ids`` (a query of attempt primary keys) narrows it down."""
+    services = _services()
+    scope = None
+    if attempt_ids is not None:
+        scope = apps.get_model("quiz", "QuizAttempt").objects.filter(pk__in=attempt_ids)
+    return int(services.attempts_grade_overdue(now, attempts=scope))
 
 
 def attempt_fraction(attempt: Any) -> Decimal:

@@ -740,13 +740,24 @@ def _knowledge_submission_grade(*, submission_id: int, now: datetime) -> None:
 
 
 def assignments_due_sweep(*, assignments: Any = None, now: datetime | None = None) -> int:
-    """Grade the due homework nobody graded yet (no worker ran the due-time task); how many attempts.
+    """Grade the due homework nobody graded yet (no worker ran the due-time task), and the
+    timed quiz attempts whose time is up (homework or not); how many attempts.
 
     Also notes the quiz attempts handed in that wait for the teacher's marks: they are no
     longer in progress (the student cannot resume them), nor graded yet.
     """
     now = now or timezone.now()
     scope = assignments if assignments is not None else Assignment.objects.all()
+    graded = 0
+    if quizzes.available():
+        # Timed attempts abandoned before their time ran out: graded as they stand when the
+        # time is up, due time or not (without ``assignments``, standalone quizzes too).
+        attempt_ids = None
+        if assignments is not None:
+            attempt_ids = Submission.objects.filter(
+                assignment__in=scope, status=Submission.Status.IN_PROGRESS, quiz_attempt__isnull=False
+            ).values("quiz_attempt_id")
+        graded += quizzes.attempts_grade_overdue(now=now, attempt_ids=attempt_ids)
     Submission.objects.filter(
         assignment__in=scope, status=Submission.Status.IN_PROGRESS, quiz_attempt__status="marking"
     ).update(status=Submission.Status.SUBMITTED)
@@ -756,7 +767,9 @@ def assignments_due_sweep(*, assignments: Any = None, now: datetime | None = Non
     for pk in finished_games:
         _knowledge_submission_grade(submission_id=pk, now=now)
     due = scope.filter(published=True, due_at__lte=now, due_graded_at__isnull=True)
-    return sum(assignment_due_grade(assignment_id=pk, now=now) for pk in due.values_list("pk", flat=True))
+    return graded + sum(
+        assignment_due_grade(assignment_id=pk, now=now) for pk in due.values_list("pk", flat=True)
+    )
 
 
 __all__ = [

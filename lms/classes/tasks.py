@@ -15,7 +15,9 @@ def assignment_due_grade_task(assignment_id: int) -> int:
 
 @shared_task(acks_late=True)
 def assignments_due_sweep_task() -> int:
-    """For a periodic schedule: grade any due homework the due-time task missed."""
+    """For a periodic schedule: grade any due homework the due-time task missed, and every
+    timed quiz attempt whose time ran out while nobody had it open (homework without a due
+    time, standalone quizzes)."""
     from .services import assignments_due_sweep
 
     return assignments_due_sweep()

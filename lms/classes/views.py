@@ -6,10 +6,6 @@ classes, homework and attempts: anything else is a 404, so nobody learns what ex
 
 from __future__ import annotations
 
-import csv
-import io
-from typing import Any
-
 import segno
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -26,7 +22,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from games.models import PracticeRun
 from lms.models import Assignment, SchoolClass, Submission
 
-from . import quizzes, selectors, services
+from . import quizzes, selectors, services, spreadsheets
 from .errors import ClassError
 from .forms import AssignmentForm, ClassForm, CoTeacherForm, JoinForm
 
@@ -192,45 +188,21 @@ def _gradebook_filename(school_class: SchoolClass, ext: str) -> str:
 def gradebook_csv(request: HttpRequest, pk: int) -> HttpResponse:
     school_class = _taught_class(request, pk)
     header, rows = selectors.gradebook_table(selectors.gradebook(school_class))
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(header)
-    for row in rows:
-        writer.writerow(["" if value is None else _csv_safe(value) for value in row])
-    # A BOM so that Excel reads the Polish letters as UTF-8.
-    response = HttpResponse("\ufeff" + buffer.getvalue(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{_gradebook_filename(school_class, "csv")}"'
-    return response
-
-
-def _csv_safe(value: Any) -> Any:
-    """Names opened in a spreadsheet are never formulas (CSV injection)."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
+    return spreadsheets.csv_response(header, rows, filename=_gradebook_filename(school_class, "csv"))
 
 
 @login_required
 @require_GET
 def gradebook_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
-    from openpyxl import Workbook
-
     school_class = _taught_class(request, pk)
     header, rows = selectors.gradebook_table(selectors.gradebook(school_class))
-    workbook = Workbook()
-    sheet = workbook.active
-    sheet.title = _("Gradebook")[:31]
-    sheet.append(header)
-    for row in rows:
-        sheet.append([_csv_safe(value) for value in row])
-    sheet.freeze_panes = "C2"
-    buffer = io.BytesIO()
-    workbook.save(buffer)
-    response = HttpResponse(
-        buffer.getvalue(), content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    return spreadsheets.xlsx_response(
+        header,
+        rows,
+        filename=_gradebook_filename(school_class, "xlsx"),
+        title=_("Gradebook"),
+        freeze="C2",
     )
-    response["Content-Disposition"] = f'attachment; filename="{_gradebook_filename(school_class, "xlsx")}"'
-    return response
 
 
 @login_required

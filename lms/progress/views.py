@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import tablib
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -13,6 +12,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from lms.classes import spreadsheets
 from lms.classes.selectors import class_for_teacher, class_students
 
 from . import selectors, services
@@ -72,15 +72,9 @@ def _students_absorbed(school_class: Any) -> list[Any]:
     return students
 
 
-def _class_context(school_class: Any) -> dict[str, Any]:
-    students = _students_absorbed(school_class)
-    mastery = selectors.class_mastery(students)
+def _mastery_charts(mastery: dict[str, Any]) -> dict[str, Any]:
+    """The charts of mastery by period and by theme (none for a table with no rows)."""
     return {
-        "school_class": school_class,
-        "students": students,
-        "mastery": mastery,
-        "rows": selectors.student_mastery_rows(students),
-        "wrong_most": selectors.items_wrong_most(students),
         "period_chart": bar_chart(
             [(row.label, row.percent) for row in mastery["periods"]], title=_("Mastery by period")
         )
@@ -94,6 +88,19 @@ def _class_context(school_class: Any) -> dict[str, Any]:
     }
 
 
+def _class_context(school_class: Any) -> dict[str, Any]:
+    students = _students_absorbed(school_class)
+    mastery = selectors.class_mastery(students)
+    return {
+        "school_class": school_class,
+        "students": students,
+        "mastery": mastery,
+        "rows": selectors.student_mastery_rows(students),
+        "wrong_most": selectors.items_wrong_most(students),
+        **_mastery_charts(mastery),
+    }
+
+
 @login_required
 @require_GET
 def class_progress(request: HttpRequest, pk: int) -> HttpResponse:
@@ -104,7 +111,8 @@ def class_progress(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def class_student(request: HttpRequest, pk: int, user_pk: int) -> HttpResponse:
-    """One student of the class, as the student sees their own progress."""
+    """One student of the class, as the student sees their own progress, with their mastery
+    by period and by theme as on the class's page."""
     school_class = _taught_class(request, pk)
     student = next((user for user in class_students(school_class) if user.pk == user_pk), None)
     if student is None:
@@ -119,11 +127,7 @@ def class_student(request: HttpRequest, pk: int, user_pk: int) -> HttpResponse:
             "student": student,
             "summary": selectors.student_summary(student),
             "mastery": mastery,
-            "period_chart": bar_chart(
-                [(row.label, row.percent) for row in mastery["periods"]], title=_("Mastery by period")
-            )
-            if mastery["periods"]
-            else None,
+            **_mastery_charts(mastery),
         },
     )
 
@@ -131,19 +135,14 @@ def class_student(request: HttpRequest, pk: int, user_pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def class_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
-    """The class's progress as CSV or XLSX: one row per student, one column per period and theme."""
+    """The class's progress as CSV or XLSX: one row per student, one column per period and theme
+    (formula-safe, as the gradebook: ``lms.classes.spreadsheets``)."""
     school_class = _taught_class(request, pk)
+    if fmt not in ("csv", "xlsx"):
+        raise Http404
     students = _students_absorbed(school_class)
     data = selectors.class_progress_table(students)
-    dataset = tablib.Dataset(*data.rows, headers=data.headers, title=str(_("Progress"))[:31])
-    name = f"progress-{slugify(school_class.name) or pk}"
+    name = f"progress-{slugify(school_class.name) or pk}.{fmt}"
     if fmt == "xlsx":
-        response = HttpResponse(
-            dataset.export("xlsx"),
-            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        )
-        response["Content-Disposition"] = f'attachment; filename="{name}.xlsx"'
-        return response
-    response = HttpResponse(dataset.export("csv"), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
-    return response
+        return spreadsheets.xlsx_response(data.headers, data.rows, filename=name, title=_("Progress"))
+    return spreadsheets.csv_response(data.headers, data.rows, filename=name)

@@ -224,6 +224,60 @@ def test_a_quiz_attempt_in_progress_at_the_due_time_is_graded_by_the_quiz_engine
     )
 
 
+def _time_passes(attempt: QuizAttempt, minutes: int) -> None:
+    """As if the attempt had been started ``minutes`` earlier (the sweep reads the clock)."""
+    QuizAttempt.objects.filter(pk=attempt.pk).update(
+        started_at=attempt.started_at - timedelta(minutes=minutes),
+        deadline=attempt.deadline - timedelta(minutes=minutes),
+    )
+
+
+def test_the_scheduled_sweep_grades_an_abandoned_timed_homework_without_a_due_time(
+    school_class, teacher, student
+):
+    from games.quiz import services as quiz_services
+    from lms.classes.tasks import assignments_due_sweep_task
+
+    homework = quiz_homework(school_class, knowledge_quiz(teacher, (3, 1)), due_at=None, time_limit_minutes=5)
+    submission = services.submission_start(assignment=homework, student=student)
+    attempt = submission.quiz_attempt
+    first = attempt.quiz.items.order_by("position").first()
+    quiz_services.attempt_answer_save(attempt=attempt, item_id=first.pk, answer={"choice": "3"})
+    assert assignments_due_sweep_task() == 0  # the time is not up yet: nothing happens
+    _time_passes(attempt, 6)  # the student closed the tab and never came back
+    assert assignments_due_sweep_task() == 1
+    submission.refresh_from_db()
+    attempt.refresh_from_db()
+    assert attempt.status == "graded" and attempt.submitted_at == attempt.deadline
+    assert (submission.status, submission.score) == ("graded", Decimal("10.00"))
+    assert Grade.objects.get(assignment=homework, student=student).score == Decimal("10.00")
+    assert assignments_due_sweep_task() == 0  # once only
+
+
+def test_the_scheduled_sweep_grades_an_abandoned_timed_standalone_quiz(teacher, student):
+    from games.quiz import services as quiz_services
+    from lms.classes.tasks import assignments_due_sweep_task
+
+    quiz = knowledge_quiz(teacher, (3, 1))
+    attempt = quiz_services.attempt_start(quiz=quiz, student=student, time_limit=timedelta(minutes=5))
+    untimed = quiz_services.attempt_start(quiz=knowledge_quiz(teacher, (2,)), student=UserFactory())
+    _time_passes(attempt, 6)
+    assert assignments_due_sweep_task() == 1
+    attempt.refresh_from_db()
+    untimed.refresh_from_db()
+    assert attempt.status == "graded" and attempt.score == 0 and attempt.graded_at
+    assert untimed.status == "in_progress"  # no time limit, no due time: it waits for the student
+
+
+def test_a_class_page_grades_its_own_timed_attempts_whose_time_is_up(school_class, teacher, student):
+    homework = quiz_homework(school_class, knowledge_quiz(teacher, (3,)), due_at=None, time_limit_minutes=5)
+    submission = services.submission_start(assignment=homework, student=student)
+    _time_passes(submission.quiz_attempt, 6)
+    assert services.assignments_due_sweep(assignments=Assignment.objects.filter(pk=homework.pk)) == 1
+    submission.refresh_from_db()
+    assert submission.status == "graded"
+
+
 def test_an_attempt_waiting_for_the_teachers_marks_is_handed_in_not_in_progress(
     school_class, teacher, student
 ):

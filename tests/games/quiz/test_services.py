@@ -455,3 +455,35 @@ def test_a_student_sees_only_their_own_attempts(published_quiz, student):
     assert selectors.attempt_of(UserFactory(), attempt.pk) is None
     assert selectors.quizzes_of(TeacherFactory()).count() == 0
     assert QuizAttempt.objects.count() == 1
+
+
+# --- distractor quality ------------------------------------------------------------------------------
+
+
+def test_distractors_with_similar_names_come_first(teacher, django_capture_on_commit_callbacks):
+    """Issue rule "plausible distractors: … similar names": with period and theme alike for
+    all, a symbol whose name is like the answer's is offered before one that is not."""
+    from tests.factories import SymbolFactory
+
+    orders = [
+        "Order Orła Białego",
+        "Order Orła Czarnego",
+        "Order Odrodzenia Polski",
+        "Order Krzyża Grunwaldu",
+    ]
+    others = ["Kotwica", "Syrenka warszawska", "Polonez", "Bursztyn", "Tarcza Warszawy", "Mały Powstaniec"]
+    symbols = [
+        SymbolFactory(name=name, picture=f"symbols/s{n}.png") for n, name in enumerate(orders + others)
+    ]
+    for seed in (1, 2, 3):
+        with django_capture_on_commit_callbacks(execute=True):
+            quiz = build(teacher, symbols, counts={"picture_name": len(symbols)}, seed=seed)
+        quiz.refresh_from_db()
+        assert quiz.state == "done", quiz.message
+        asked_orders = 0
+        for item in quiz.items.all():
+            offered = {option["text"] for option in item.prompt["options"]}
+            if item.key["name"] in orders:
+                asked_orders += 1
+                assert offered == set(orders), (item.key["name"], offered)
+        assert asked_orders == len(orders)

@@ -33,14 +33,67 @@ def secrets_of(quiz: Quiz) -> list[str]:
     return [s for s in found if s]
 
 
-def test_nothing_a_student_receives_before_submitting_holds_a_key(published_quiz, student):
+@pytest.fixture
+def telling_quiz(teacher, symbols, knowledge_questions, django_capture_on_commit_callbacks) -> Quiz:
+    """A published quiz of every kind, a Know question among them, whose pictures are stored
+    under their symbols' names (``orzel-bialy.png``): a file name would give the answer away."""
+    from django.core.files.base import ContentFile
+    from django.utils.text import slugify
+
+    from content.models import KnowQuestion
+    from games.engines.quiz import KnowEntry
+    from games.quiz import selectors
+
+    from .conftest import png
+
+    for symbol in symbols:
+        symbol.picture.save(f"{slugify(symbol.name)}.png", ContentFile(png((10, 20, 30))), save=True)
+    row = KnowQuestion.objects.create(
+        text="W którym roku odsłonięto pomnik?",
+        answers=["w tysiąc dziewięćset osiemdziesiątym"],
+        owner=teacher,
+    )
+    pool = selectors.pool_from_symbols(
+        user=teacher, queryset=Symbol.objects.filter(pk__in=[s.pk for s in symbols]), with_knowledge=True
+    )
+    pool = selectors.pool_build(
+        symbols=selectors.symbols_with_relations(Symbol.objects.filter(pk__in=[s.pk for s in symbols])),
+        knowledge=pool.knowledge,
+        know=[KnowEntry(key=f"know:{row.pk}", question=row.text, best_answers=tuple(row.answers))],
+    )
+    counts = {
+        "picture_name": 2,
+        "picture_name_typed": 2,
+        "name_picture": 2,
+        "periods": 1,
+        "text_symbol": 1,
+        "knowledge": 1,
+        "know": 1,
+        "connect": 1,
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        quiz = services.quiz_create(
+            owner=teacher, title="Leak", source=Quiz.Source.SELECTION, pool=pool, counts=counts, seed=5
+        )
+    quiz.refresh_from_db()
+    assert quiz.state == "done", quiz.message
+    return services.quiz_publish(quiz=quiz, by=teacher)
+
+
+def test_nothing_a_student_receives_before_submitting_holds_a_key(telling_quiz, student):
+    """No body and no header (Content-Disposition above all) names an answer, a picture's
+    file or a progress key, for every kind of item, a Know question included."""
+    published_quiz = telling_quiz
+    assert set(published_quiz.items.values_list("kind", flat=True)) >= {"know", "picture_name_typed"}
     client = signed_in(student)
     bodies: list[tuple[str, bytes]] = []
+    headers: list[tuple[str, str, str]] = []
 
     def keep(url: str, response: Any) -> Any:
         assert response.status_code in (200, 302), (url, response.status_code)
         content = b"".join(response.streaming_content) if response.streaming else response.content
         bodies.append((url, content))
+        headers.extend((url, name, value) for name, value in response.items())
         return response
 
     take = reverse("quiz:take", args=[published_quiz.code])
@@ -50,19 +103,22 @@ def test_nothing_a_student_receives_before_submitting_holds_a_key(published_quiz
     first_page = keep(page_url, client.get(page_url)).content.decode()
     attempt = QuizAttempt.objects.get(student=student)
     answer_url = reverse("quiz:answer", args=[attempt.pk])
+    served_pictures = 0
     for item in published_quiz.items.all():
+        # The resumed page rightly shows what was typed: a Know answer that is not the best one.
+        answer = {"text": "nie wiem"} if item.kind == "know" else right_answer(item)
         keep(
             answer_url,
             client.post(
-                answer_url,
-                json.dumps({"item": item.pk, "answer": right_answer(item)}),
-                content_type="application/json",
+                answer_url, json.dumps({"item": item.pk, "answer": answer}), content_type="application/json"
             ),
         )
         for token in item.key.get("pictures", {}):
             url = reverse("quiz:attempt_picture", args=[attempt.pk, item.pk, token])
-            keep(url, client.get(url))
+            response = keep(url, client.get(url))
+            served_pictures += response["Content-Type"] == "image/png"
     keep(page_url, client.get(page_url))  # resumed, with the saved answers
+    assert served_pictures  # the stored files themselves, not placeholders
 
     html = [
         (url, body)
@@ -76,6 +132,17 @@ def test_nothing_a_student_receives_before_submitting_holds_a_key(published_quiz
         for secret in secrets:
             assert secret not in text, f"{secret!r} leaked in {url}"
         assert '"answer": "' not in text and "data-answer=" not in text and "best_answers" not in text
+    # Headers: no stored file name (orzel-bialy), no symbol name, no progress key, no answer.
+    named = set(secrets)
+    for item in published_quiz.items.all():
+        named.update(item.key.get("subjects", []))
+        for stored in item.key.get("pictures", {}).values():
+            named.add(stored.rsplit("/", 1)[-1].rsplit(".", 1)[0])
+    named.update(Symbol.objects.values_list("name", flat=True))
+    for url, name, value in headers:
+        assert "filename" not in value.lower(), (url, name, value)
+        for secret in named:
+            assert secret.lower() not in value.lower(), f"{secret!r} leaked in the {name} header of {url}"
     # A typed item's own block never shows its name (other items may offer it as an option:
     # that pairs it with no picture).
     page_text = first_page  # later pages hold what the student typed, rightly
@@ -89,7 +156,7 @@ def test_nothing_a_student_receives_before_submitting_holds_a_key(published_quiz
             assert name not in blocks[item.pk]
     # The picture URLs name item-local tokens only.
     page = dict(bodies)[page_url].decode()
-    assert "pic-" not in page and "symbols/" not in page
+    assert "symbols/" not in page and "orzel-bialy" not in page
 
 
 def test_after_submitting_the_student_sees_the_result_and_the_answers(published_quiz, student):
@@ -247,6 +314,62 @@ def test_the_new_quiz_page_builds_from_a_symbol_set(teacher, symbol_set, django_
     assert status == {"state": "done", "state_label": "Done", "progress": 100, "working": False}
 
 
+def test_the_new_quiz_page_builds_from_a_theme_asking_only_about_its_symbols(
+    teacher, symbols, django_capture_on_commit_callbacks
+):
+    from content.models import Theme
+
+    theme = Theme.objects.get(slug="miejsca")
+    in_theme = {f"symbol:{s.pk}" for s in symbols if theme in s.themes.all()}
+    client = signed_in(teacher)
+    assert "Miejsca" in client.get(reverse("quiz:new")).content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("quiz:new"), {"source": "theme", "theme": theme.pk, "total": 6})
+    quiz = Quiz.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse("quiz:detail", args=[quiz.pk])
+    assert (quiz.source, quiz.source_description, quiz.title) == ("theme", "Miejsca", "Quiz: Miejsca")
+    assert quiz.state == "done" and quiz.items.count() == 6
+    asked = {s for item in quiz.items.all() for s in item.key["subjects"]}
+    assert asked and asked <= in_theme
+    assert {e["key"] for e in quiz.pool["symbols"]} == in_theme
+
+
+def test_the_new_quiz_page_builds_from_a_period_and_leaves_out_unpublished_symbols(
+    teacher, symbols, periods, django_capture_on_commit_callbacks
+):
+    period = symbols[0].periods.get()
+    members = [s for s in symbols if period in s.periods.all()]
+    draft = members[0]
+    Symbol.objects.filter(pk=draft.pk).update(status="draft")
+    client = signed_in(teacher)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("quiz:new"), {"source": "period", "period": period.pk, "total": 3, "title": "Okres"}
+        )
+    assert response.status_code == 302
+    quiz = Quiz.objects.get()
+    assert (quiz.source, quiz.source_description, quiz.title) == ("period", period.name, "Okres")
+    assert {e["key"] for e in quiz.pool["symbols"]} == {f"symbol:{s.pk}" for s in members[1:]}
+    assert quiz.state == "done" and quiz.items.count() == 3
+
+
+def test_a_quiz_from_a_theme_too_small_fails_with_the_reason_on_its_page(
+    teacher, symbols, django_capture_on_commit_callbacks
+):
+    from tests.factories import ThemeFactory
+
+    lonely = ThemeFactory(slug="pusty", name="Pusty")
+    symbols[0].themes.add(lonely)
+    client = signed_in(teacher)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("quiz:new"), {"source": "theme", "theme": lonely.pk, "total": 30})
+    quiz = Quiz.objects.get()
+    assert response["Location"] == reverse("quiz:detail", args=[quiz.pk])
+    assert quiz.state == "failed" and not quiz.items.exists()
+    assert "gives only" in quiz.message
+    assert quiz.message in client.get(response["Location"]).content.decode()
+
+
 def test_the_new_quiz_page_asks_for_what_to_build_from(teacher, symbols):
     client = signed_in(teacher)
     response = client.post(reverse("quiz:new"), {"source": "theme", "total": 10})
@@ -358,3 +481,43 @@ def test_the_finished_games_page_offers_the_follow_up_quiz_to_its_teacher_only(t
     assert followup in page and "Follow-up quiz" in page
     page = signed_in(student).get(reverse("games:session", args=[session.pk])).content.decode()
     assert followup not in page
+
+
+def test_an_activity_game_offers_no_follow_up_quiz_button_but_says_why(teacher, student):
+    from content.models import ActivityCard
+    from games import services as game_services
+    from games.play.activity import services as activity_services
+    from tests.games.play.activity_helpers import make_cards
+
+    make_cards(teacher)
+    session = activity_services.activity_session_create(
+        facilitator=teacher,
+        cards=ActivityCard.objects.all(),
+        variant="teams",
+        team_names=["Sowy", "Lisy"],
+        timer=60,
+    )
+    game_services.session_join(session=session, user=student)
+    GameSession.objects.filter(pk=session.pk).update(status=GameSession.Status.FINISHED)
+    followup = reverse("quiz:followup", args=[session.pk])
+    client = signed_in(teacher)
+    page = client.get(reverse("games:session", args=[session.pk])).content.decode()
+    assert followup not in page and "Follow-up quiz" not in page
+    assert "Activity makes no follow-up quiz" in page
+    # The follow-up page says the same, and a post (an old page's button) builds nothing.
+    page = client.get(followup).content.decode()
+    assert "Activity makes no follow-up quiz" in page and "Build one quiz for the class" not in page
+    response = client.post(followup, {"from": "session"}, follow=True)
+    assert "Activity makes no follow-up quiz" in response.content.decode()
+    assert not Quiz.objects.exists()
+    with pytest.raises(services.QuizError) as refused:
+        services.quiz_create_from_session(session=session, by=teacher)
+    assert refused.value.code == "no_followup"
+
+
+@pytest.mark.parametrize("game", ["znajznak", "knowledge", "know"])
+def test_games_that_leave_something_to_ask_about_keep_their_follow_up_button(game, teacher):
+    from games.quiz.templatetags.quiz_followup import followup_unavailable
+
+    session = GameSession(game=game, facilitator=teacher)
+    assert followup_unavailable(session) == ""

@@ -156,9 +156,54 @@ def test_class_progress_exports_csv_and_xlsx(
     memory_review(user=student, item_key=f"symbol:{symbols['orzel'].pk}", correct=True)
     client = signed_in(teacher)
     response = client.get(reverse("progress:class_export", args=[school_class.pk, "csv"]))
-    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
     assert rows[0][:3] == ["Student", "Username", "Items met"] and "Period: II RP" in rows[0]
     assert rows[1][1] == student.username and rows[1][2] == "1"
     response = client.get(reverse("progress:class_export", args=[school_class.pk, "xlsx"]))
     sheet = openpyxl.load_workbook(io.BytesIO(response.content)).active
     assert sheet.cell(row=2, column=2).value == student.username
+
+
+def test_class_progress_export_is_formula_safe_and_opens_in_excel_as_utf8(
+    teacher: Any, school_class: Any, symbols: dict[str, Any]
+) -> None:
+    import csv
+    import io
+
+    import openpyxl
+
+    from lms.classes.services import class_join
+
+    attacker = UserFactory(first_name="=cmd|' /C calc'!A0", last_name="", username="mallory")
+    class_join(code=school_class.join_code, student=attacker)
+    memory_review(user=attacker, item_key=f"symbol:{symbols['orzel'].pk}", correct=True)
+    client = signed_in(teacher)
+    response = client.get(reverse("progress:class_export", args=[school_class.pk, "csv"]))
+    assert response.content.startswith("\ufeff".encode())  # Excel then reads "Orzeł" as UTF-8
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    names = [row[0] for row in rows[1:]]
+    assert "'=cmd|' /C calc'!A0" in names
+    assert not any(cell[:1] in "=+-@" for row in rows for cell in row if cell)
+    response = client.get(reverse("progress:class_export", args=[school_class.pk, "xlsx"]))
+    sheet = openpyxl.load_workbook(io.BytesIO(response.content)).active
+    cells = [cell.value for row in sheet.iter_rows() for cell in row]
+    assert "'=cmd|' /C calc'!A0" in cells
+    assert not any(isinstance(v, str) and v[:1] in "=+-@" for v in cells)
+
+
+def test_the_class_export_knows_only_csv_and_xlsx(teacher: Any, school_class: Any) -> None:
+    response = signed_in(teacher).get(reverse("progress:class_export", args=[school_class.pk, "ods"]))
+    assert response.status_code == 404
+
+
+def test_a_students_page_shows_their_mastery_by_period_and_by_theme(
+    teacher: Any, student: Any, school_class: Any, symbols: dict[str, Any]
+) -> None:
+    memory_review(user=student, item_key=f"symbol:{symbols['orzel'].pk}", correct=True)
+    url = reverse("progress:class_student", args=[school_class.pk, student.pk])
+    response = signed_in(teacher).get(url)
+    page = response.content.decode()
+    assert "By period" in page and "II RP" in page
+    assert "By theme" in page and "Symbole narodowe" in page
+    assert response.context["theme_chart"] is not None  # drawn, as on the class's page
+    assert "Mastery by theme" in str(response.context["theme_chart"])

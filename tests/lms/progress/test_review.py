@@ -69,3 +69,70 @@ def test_a_graded_review_updates_my_memory(student: Any, library: list[Any]) -> 
 
 def test_review_now_needs_post(student: Any) -> None:
     assert signed_in(student).get(reverse("progress:review")).status_code == 405
+
+
+# --- Know questions among the items due ------------------------------------------------------------
+
+
+def know_question(teacher: Any, text: str, answers: list[str]) -> Any:
+    from content.models import KnowQuestion
+
+    return KnowQuestion.objects.create(text=text, answers=answers, owner=teacher)
+
+
+def due_yesterday(student: Any, key: str) -> None:
+    memory_review(user=student, item_key=key, correct=False, reviewed_at=timezone.now() - timedelta(days=1))
+
+
+def test_review_now_asks_my_due_know_questions_and_marks_a_matching_answer(
+    student: Any, teacher: Any, library: list[Any]
+) -> None:
+    question = know_question(teacher, "Kto dowodził w 1920?", ["Józef Piłsudski", "Piłsudski"])
+    due_yesterday(student, f"know:{question.pk}")
+    response = signed_in(student).post(reverse("progress:review"))
+    attempt = QuizAttempt.objects.get(student=student)
+    assert response["Location"] == reverse("quiz:attempt", args=[attempt.pk])
+    item = attempt.quiz.items.get()
+    assert item.kind == "know" and item.as_engine_item().subjects == (f"know:{question.pk}",)
+    assert "Piłsudski" not in signed_in(student).get(response["Location"]).content.decode()
+    graded = quizzes.attempt_submit(attempt=attempt, answers={item.pk: {"text": "jozef pilsudski"}})
+    assert graded.status == "graded" and graded.score == graded.max_score
+    assert MemoryState.objects.get(user=student, item_key=f"know:{question.pk}").reviews == 2
+
+
+def test_in_review_now_a_know_answer_off_the_accepted_ones_is_wrong_not_left_waiting(
+    student: Any, teacher: Any
+) -> None:
+    question = know_question(teacher, "Gdzie podpisano porozumienia?", ["w Stoczni Gdańskiej"])
+    quiz = quizzes.review_quiz_create(student=student, item_keys=[f"know:{question.pk}"])
+    attempt = quizzes.attempt_start(quiz=quiz, student=student)
+    graded = quizzes.attempt_submit(attempt=attempt, answers={quiz.items.get().pk: {"text": "w Warszawie"}})
+    assert graded.status == "graded" and graded.score == 0  # no teacher marks a review I asked for
+    state = MemoryState.objects.get(user=student, item_key=f"know:{question.pk}")
+    assert state.reviews == 1 and state.correct == 0
+
+
+def test_review_now_leaves_out_know_questions_nobody_can_mark_and_says_why(
+    student: Any, teacher: Any
+) -> None:
+    question = know_question(teacher, "Co było potem?", [])
+    due_yesterday(student, f"know:{question.pk}")
+    response = signed_in(student).post(reverse("progress:review"), follow=True)
+    assert "Know questions without accepted answers" in response.content.decode()
+    assert not Quiz.objects.exists()
+
+
+def test_assigned_review_queues_an_unmatched_know_answer_for_the_teacher(
+    student: Any, teacher: Any, library: list[Any]
+) -> None:
+    from games.quiz import selectors
+
+    question = know_question(teacher, "Kto?", [])
+    quiz = quizzes.review_quiz_create(
+        student=student, item_keys=[f"know:{question.pk}", f"symbol:{library[0].pk}"], owner=teacher
+    )
+    know_item = quiz.items.get(kind="know")
+    attempt = quizzes.attempt_start(quiz=quiz, student=student)
+    graded = quizzes.attempt_submit(attempt=attempt, answers={know_item.pk: {"text": "Marszałek"}})
+    assert graded.status == "marking"
+    assert selectors.responses_to_mark(quiz).get().item == know_item
