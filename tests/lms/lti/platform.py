@@ -2,10 +2,17 @@
 
 The package builds and signs the launches (OIDC auth response, id_token, deep-linking
 claim), issues access tokens (client-credentials with Talia's signed assertion, checked
-against Talia's JWKS) and validates deep-linking responses and bearer tokens. What it
-leaves to its web adapters is written here in a few lines: the HTTP routes, the launch
-form (its bundled Django/FastAPI adapters import ``pkg_resources``), and the storage of
-line items, scores and course members that its AGS and NRPS claims point at.
+against Talia's JWKS) and validates deep-linking responses. Its service classes answer the
+AGS endpoints (line items, scores, results) and the NRPS membership endpoint: they check
+the bearer token and its scope, the HTTP method, answer 404 for an unknown line item, map a
+score's status to its HTTP code and build the paging links. What it leaves to its web
+adapters is written here in a few lines: the HTTP routes and rendering, the launch form (its
+bundled Django/FastAPI adapters import ``pkg_resources``), and the storage of line items,
+scores and course members behind its abstract service methods.
+
+The library's service classes leave some checks to the platform; these are ours, as a real
+LMS makes them: the request media type of a score or line item, the score fields Moodle and
+Canvas require, the line item fields the AGS requires, the order of score timestamps.
 
 Tests drive it like a browser would: ``Platform.launch(...)`` registers what the next
 login should launch and returns the login-initiation URL the LMS would open.
@@ -14,6 +21,7 @@ login should launch and returns the login-initiation URL the LMS would open.
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import random
 import re
@@ -28,15 +36,26 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from lti1p3platform.exceptions import LtiException
+from lti1p3platform.exceptions import LineItemNotFoundException, LtiException, LtiServiceException
+from lti1p3platform.lineitem import TLineItem
 from lti1p3platform.ltiplatform import LTI1P3PlatformConfAbstract
+from lti1p3platform.membership import Context
 from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
 from lti1p3platform.registration import Registration
 from lti1p3platform.request import Request, TRequest
+from lti1p3platform.response import Response
+from lti1p3platform.score import TScore, UpdateScoreStatus
+from lti1p3platform.service_connector import AssignmentsGradesService, NamesRoleProvisioningService, TPage
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 RESULT_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly"
 NRPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+LINEITEM_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
+LINEITEM_READ_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly"
+SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
+LINEITEM_TYPE = "application/vnd.ims.lis.v2.lineitem+json"
+# What Moodle requires of a score (Canvas needs the same for a graded one).
+SCORE_FIELDS = ("userId", "scoreGiven", "scoreMaximum", "timestamp", "activityProgress", "gradingProgress")
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 
@@ -87,6 +106,22 @@ class LineItem:
     score_maximum: float
     resource_link_id: str | None
     scores: dict[str, dict[str, t.Any]] = field(default_factory=dict)
+    tag: str = ""
+    resource_id: str = ""
+
+    def as_json(self) -> TLineItem:
+        item: TLineItem = {
+            "id": self.id,
+            "label": self.label,
+            "scoreMaximum": t.cast(int, self.score_maximum),
+        }
+        if self.resource_link_id:
+            item["resourceLinkId"] = self.resource_link_id
+        if self.tag:
+            item["tag"] = self.tag
+        if self.resource_id:
+            item["resourceId"] = self.resource_id
+        return item
 
 
 class _Registration(Registration):
@@ -142,6 +177,18 @@ class PlatformConf(LTI1P3PlatformConfAbstract):
     def get_registration_by_params(self, **kwargs: t.Any) -> Registration:
         return self._registration
 
+    def validate_token(
+        self, token: str, allowed_scopes: list[str] | None = None, audience: str | None = None
+    ) -> bool:
+        # lti1p3platform 0.1.8: validate_token raises (PyJWT's errors, LtiException) for a
+        # token with a bad signature, an expired one or another issuer's, and the services'
+        # ``authenticate`` turns only LtiServiceException into an answer: the request would
+        # end in a 500. Such a token is as invalid as one without the scope: 401.
+        try:
+            return super().validate_token(token, allowed_scopes, audience)
+        except Exception:  # noqa: BLE001
+            return False
+
 
 class _Request(Request):
     def build_metadata(self, request: dict[str, t.Any]) -> TRequest:
@@ -159,6 +206,193 @@ class _Launch(LTIAdvantageMessageLaunchAbstract):
         )
 
 
+def _page(items: list[t.Any], page: int = 1, limit: int | None = None) -> TPage:
+    if not limit:
+        return {"content": items, "has_next": False}
+    start = (page - 1) * limit
+    return {"content": items[start : start + limit], "has_next": start + limit < len(items)}
+
+
+def _require_media_type(request: Request | None, media_type: str) -> None:
+    # The library's ``authenticate(accept=...)`` sets the answer's media type only; the
+    # request's is not checked.
+    assert request is not None
+    if (request.content_type or "").split(";")[0].strip() != media_type:
+        raise LtiServiceException(f"expected {media_type}", 415)
+
+
+class _Gradebook(AssignmentsGradesService):
+    """The AGS line items, scores and results over ``Platform.lineitems``."""
+
+    def __init__(
+        self, platform: Platform, request: Request, scopes: list[str], lineitem_url: str | None = None
+    ) -> None:
+        super().__init__(request, platform.conf(), platform.url + "/lineitems", lineitem_url)
+        self.platform = platform
+        self.scopes = scopes
+
+    @property
+    def allowed_scopes(self) -> list[str]:
+        # lti1p3platform 0.1.8: ``authenticate`` accepts a token with any one of the scopes the
+        # whole service offers (lineitem, result.readonly, score), so a token for reading
+        # results could post scores. Each endpoint is given only the scopes that grant it.
+        return self.scopes
+
+    def _item(self, line_item_id: str) -> LineItem:
+        item = self.platform.lineitems.get(line_item_id)
+        if item is None:
+            raise LineItemNotFoundException(line_item_id)
+        return item
+
+    def find_lineitems(
+        self,
+        page: int = 1,
+        limit: int | None = None,
+        line_item_id: str | None = None,
+        resource_link_id: str | None = None,
+        resource_id: str | None = None,
+        tag: str | None = None,
+        **_other: t.Any,  # the line items URL's own query (Moodle's type_id)
+    ) -> TPage:
+        items = [
+            item.as_json()
+            for item in self.platform.lineitems.values()
+            if resource_link_id in (None, item.resource_link_id)
+            and resource_id in (None, item.resource_id)
+            and tag in (None, item.tag)
+        ]
+        return _page(items, page, limit)
+
+    def find_lineitem(self, line_item_id: str) -> TLineItem:
+        return self._item(line_item_id).as_json()
+
+    def _fields(self, data: TLineItem) -> tuple[str, float]:
+        _require_media_type(self.request, LINEITEM_TYPE)
+        label, maximum = data.get("label"), data.get("scoreMaximum")
+        if not isinstance(label, str) or not label.strip():
+            raise LtiServiceException("a line item needs a label", 400)
+        if not isinstance(maximum, (int, float)) or isinstance(maximum, bool) or maximum <= 0:
+            raise LtiServiceException("a line item needs a positive scoreMaximum", 400)
+        return label, float(maximum)
+
+    def create_lineitem(self, creation_data: TLineItem) -> TLineItem:
+        label, maximum = self._fields(creation_data)
+        item = self.platform.lineitem_add(
+            label=label, score_maximum=maximum, resource_link_id=creation_data.get("resourceLinkId")
+        )
+        item.tag = creation_data.get("tag", "")
+        item.resource_id = creation_data.get("resourceId", "")
+        return item.as_json()
+
+    def update_lineitem(self, update_data: TLineItem) -> TLineItem:
+        item = self._item(update_data["id"])
+        item.label, item.score_maximum = self._fields(update_data)
+        item.tag = update_data.get("tag", item.tag)
+        item.resource_id = update_data.get("resourceId", item.resource_id)
+        return item.as_json()
+
+    def delete_lineitem(self, line_item_id: str) -> None:
+        self._item(line_item_id)
+        del self.platform.lineitems[line_item_id]
+
+    def update_score(self, line_item_id: str, score: TScore) -> UpdateScoreStatus:
+        item = self._item(line_item_id)
+        # The library posts the body as it came ("TODO: validate score").
+        _require_media_type(self.request, SCORE_TYPE)
+        for name in SCORE_FIELDS:
+            if name not in score:
+                raise LtiServiceException(f"missing {name}", 400)
+        with self.platform.lock:
+            previous = item.scores.get(str(score["userId"]))
+            if previous and previous["timestamp"] > score["timestamp"]:
+                return UpdateScoreStatus.OLD_TIMESTAMP
+            item.scores[str(score["userId"])] = dict(score)
+            self.platform.scores_posted += 1
+        return UpdateScoreStatus.SUCCESS
+
+    def get_results(
+        self,
+        line_item_id: str,
+        page: int = 1,
+        limit: int | None = None,
+        user_id: str | None = None,
+        **_other: t.Any,  # the line item URL's own query (Moodle's type_id)
+    ) -> TPage:
+        item = self._item(line_item_id)
+        results = [
+            {
+                "id": f"{line_item_id.partition('?')[0]}/results/{user}",
+                "scoreOf": line_item_id,
+                "userId": user,
+                "resultScore": score["scoreGiven"],
+                "resultMaximum": score["scoreMaximum"],
+                "timestamp": score["timestamp"],
+            }
+            for user, score in sorted(item.scores.items())
+            if user_id in (None, user)
+        ]
+        return _page(results, page, limit)
+
+
+class _Roster(NamesRoleProvisioningService):
+    """The NRPS context membership of one course, over ``Platform.members``."""
+
+    def __init__(self, platform: Platform, request: Request, context_id: str) -> None:
+        super().__init__(request, platform.conf(), f"{platform.url}/memberships/{context_id}")
+        self.platform = platform
+        self.context_id = context_id
+
+    def get_context_by_id(self) -> Context:
+        title = self.platform.contexts.get(self.context_id, self.context_id)
+        return Context(id=self.context_id, label=title[:10], title=title)
+
+    def is_resource_link_valid(self, context_id: str, resource_link_id: str) -> bool:
+        return self.platform.resource_links.get(resource_link_id) == context_id
+
+    def get_member_data_page(
+        self,
+        page: int = 1,
+        limit: int | None = None,
+        role: str | None = None,
+        since: str | None = None,
+        **_other: t.Any,  # rlid, checked by the library
+    ) -> TPage:
+        members = [
+            {
+                "user_id": p.sub,
+                "name": p.name,
+                "given_name": p.given_name,
+                "family_name": p.family_name,
+                "email": p.email,
+                "roles": list(p.roles),
+                "status": p.status,
+            }
+            for p in self.platform.members.get(self.context_id, [])
+            if role is None or any(r == role or r.rpartition("#")[2] == role for r in p.roles)
+        ]
+        return _page(members, page, limit)
+
+
+def _answer(response: Response) -> tuple[int, str, str, dict[str, str]]:
+    """The HTTP answer of a library service response: a page's content is the body, and its
+    next page a ``Link: <...>; rel="next"`` header (AGS 2.0 §3.2.8, NRPS 2.0 §2.4.2)."""
+    if response.code >= 400:
+        return response.code, "application/json", json.dumps({"error": response.message}), {}
+    result = response.result
+    headers: dict[str, str] = {}
+    if isinstance(result, dict):
+        result = dict(result)
+        next_url = result.pop("next", None)  # NRPS: the library puts it in the body
+        if next_url:
+            # Quoted, as Canvas and Moodle send it (the library's generate_next_link leaves
+            # the quotes out, which RFC 8288 allows but Talia does not read).
+            headers["Link"] = f'<{next_url}>; rel="next"'
+        if "content" in result and "has_next" in result:
+            result = result["content"]
+    body = "" if result is None else json.dumps(result)
+    return response.code, response.media_type, body, headers
+
+
 class Platform:
     """One LMS: issuer, client id and deployment for Talia, with courses, people and a gradebook."""
 
@@ -170,7 +404,13 @@ class Platform:
         self.private_key, self.public_key = rsa_pem_pair()
         self.pending: dict[str, PendingLaunch] = {}
         self.lineitems: dict[str, LineItem] = {}
+        self.lineitem_numbers = itertools.count(1)
+        # Moodle's line item URLs carry the tool's type: ``.../lineitems/3/lineitem?type_id=2``.
+        self.lineitem_query: str | None = None
         self.members: dict[str, list[Person]] = {}
+        self.roster_page_size: int | None = None  # page the roster even when the tool asks no limit
+        self.contexts: dict[str, str] = {}  # context id → title, as launched
+        self.resource_links: dict[str, str] = {}  # resource link id → context id, as launched
         self.deep_link_items: list[dict[str, t.Any]] = []
         self.tool_jwks: dict[str, t.Any] | None = None
         self.registrations: list[dict[str, t.Any]] = []
@@ -257,9 +497,15 @@ class Platform:
             params["client_id"] = self.client_id
         return self.tool_base + "/lti/login/?" + urlencode(params)
 
+    @property
+    def lineitems_url(self) -> str:
+        return f"{self.url}/lineitems" + (f"?{self.lineitem_query}" if self.lineitem_query else "")
+
     def lineitem_add(self, *, label: str, score_maximum: float, resource_link_id: str | None) -> LineItem:
+        number = next(self.lineitem_numbers)
         item = LineItem(
-            id=f"{self.url}/lineitems/{len(self.lineitems) + 1}",
+            id=f"{self.url}/lineitems/{number}"
+            + (f"/lineitem?{self.lineitem_query}" if self.lineitem_query else ""),
             label=label,
             score_maximum=score_maximum,
             resource_link_id=resource_link_id,
@@ -287,19 +533,21 @@ class Platform:
             context_label=pending.context_title[:10],
         )
         message.set_nrps(f"{self.url}/memberships/{pending.context_id}")
+        self.contexts[pending.context_id] = pending.context_title
         extra: dict[str, t.Any] = {"given_name": person.given_name, "family_name": person.family_name}
         if pending.deep_link:
             message.set_dl(f"{self.url}/deep_link_return", title="Add", accept_types={"ltiResourceLink"})
-            message.set_ags(lineitems_url=f"{self.url}/lineitems")
+            message.set_ags(lineitems_url=self.lineitems_url)
         else:
             assert pending.resource_link_id
+            self.resource_links[pending.resource_link_id] = pending.context_id
             message.set_resource_link_claim(pending.resource_link_id, title="Activity")
             lineitem = pending.lineitem_id
             if lineitem is None:
                 for item in self.lineitems.values():
                     if item.resource_link_id == pending.resource_link_id:
                         lineitem = item.id
-            message.set_ags(lineitems_url=f"{self.url}/lineitems", lineitem_url=lineitem)
+            message.set_ags(lineitems_url=self.lineitems_url, lineitem_url=lineitem)
             if pending.custom:
                 message.set_custom_parameters_claim(pending.custom)
         message.set_extra_claims(extra)
@@ -339,85 +587,77 @@ class Platform:
             return 400, "application/json", json.dumps({"error": "invalid_client", "detail": str(exc)})
         return 200, "application/json", json.dumps(answer)
 
-    def _bearer_ok(self, headers: t.Mapping[str, str], scope: str) -> bool:
-        auth = headers.get("Authorization", "")
-        if not auth.startswith("Bearer "):
-            return False
-        conf = self.conf()
-        conf.get_registration()
+    SERVICE_PATH = re.compile(r"(?P<item>/lineitems/\d+(?:/lineitem)?)(?P<sub>/scores|/results)?")
+
+    def _service(
+        self, method: str, target: str, headers: t.Mapping[str, str], body: bytes
+    ) -> tuple[int, str, str, dict[str, str]] | None:
+        """An AGS or NRPS request, answered by the library's service classes; None: not one."""
+        parts = urlsplit(target)
+        path = parts.path
+        query: dict[str, t.Any] = dict(parse_qsl(parts.query))
+        line = self.SERVICE_PATH.fullmatch(path)
+        members = re.fullmatch(r"/memberships/(.+)", path)
+        if path != "/lineitems" and not line and not members:
+            return None
+        for name in ("page", "limit"):
+            # lti1p3platform 0.1.8 computes the next page as ``page + 1`` from the query as
+            # given: the numbers are made ints here (a str there is a TypeError, a 500).
+            if name in query:
+                if not query[name].isdigit() or int(query[name]) < 1:
+                    return 400, "application/json", json.dumps({"error": f"bad {name}"}), {}
+                query[name] = int(query[name])
+        if members and self.roster_page_size and "limit" not in query:
+            # The library links the next page only when the tool sent a limit; a platform
+            # that pages on its own (Canvas) puts its limit in the link.
+            query["limit"] = self.roster_page_size
         try:
-            return conf.validate_token(auth[7:], allowed_scopes=[scope])
-        except Exception:  # noqa: BLE001
-            return False
-
-    def _score(self, item_id: str, headers: t.Mapping[str, str], body: bytes) -> tuple[int, str, str]:
-        if not self._bearer_ok(headers, SCORE_SCOPE):
-            return 401, "application/json", '{"error": "invalid token"}'
-        if headers.get("Content-Type", "").split(";")[0] != "application/vnd.ims.lis.v1.score+json":
-            return 415, "application/json", '{"error": "score media type"}'
-        item = self.lineitems.get(item_id)
-        if item is None:
-            return 404, "application/json", '{"error": "no such line item"}'
-        score = json.loads(body)
-        # Moodle's requirements: all of these, an ISO 8601 timestamp, a known user.
-        for name in (
-            "userId",
-            "scoreGiven",
-            "scoreMaximum",
-            "timestamp",
-            "activityProgress",
-            "gradingProgress",
-        ):
-            if name not in score:
-                return 400, "application/json", json.dumps({"error": f"missing {name}"})
-        with self.lock:
-            previous = item.scores.get(score["userId"])
-            if previous and previous["timestamp"] > score["timestamp"]:
-                return 409, "application/json", '{"error": "older timestamp"}'
-            item.scores[score["userId"]] = score
-            self.scores_posted += 1
-        return 200, "application/json", "{}"
-
-    def _results(self, item_id: str, headers: t.Mapping[str, str]) -> tuple[int, str, str]:
-        if not self._bearer_ok(headers, RESULT_SCOPE):
-            return 401, "application/json", '{"error": "invalid token"}'
-        item = self.lineitems.get(item_id)
-        if item is None:
-            return 404, "application/json", "[]"
-        results = [
+            document = json.loads(body) if body else {}
+        except ValueError:
+            document = {}
+        request = _Request(
             {
-                "id": f"{item_id}/results/{user}",
-                "scoreOf": item_id,
-                "userId": user,
-                "resultScore": score["scoreGiven"],
-                "resultMaximum": score["scoreMaximum"],
-                "timestamp": score["timestamp"],
+                "method": method,
+                "get_data": query,
+                "form_data": {},
+                "headers": headers,
+                "content_type": headers.get("Content-Type"),
+                "path": path,
+                "json": document if isinstance(document, dict) else {},
             }
-            for user, score in sorted(item.scores.items())
-        ]
-        return 200, "application/vnd.ims.lis.v2.resultcontainer+json", json.dumps(results)
-
-    def _memberships(self, context_id: str, headers: t.Mapping[str, str]) -> tuple[int, str, str]:
-        if not self._bearer_ok(headers, NRPS_SCOPE):
-            return 401, "application/json", '{"error": "invalid token"}'
-        members = [
-            {
-                "user_id": p.sub,
-                "name": p.name,
-                "given_name": p.given_name,
-                "family_name": p.family_name,
-                "email": p.email,
-                "roles": p.roles,
-                "status": p.status,
-            }
-            for p in self.members.get(context_id, [])
-        ]
-        body = {
-            "id": f"{self.url}/memberships/{context_id}",
-            "context": {"id": context_id},
-            "members": members,
-        }
-        return 200, "application/vnd.ims.lti-nrps.v2.membershipcontainer+json", json.dumps(body)
+        )
+        reading = method == "GET"
+        if members:
+            roster = _Roster(self, request, members.group(1))
+            return _answer(roster.handle_resp(roster.handle_get_members))
+        if not line:  # the line items container
+            grades = _Gradebook(
+                self, request, [LINEITEM_SCOPE, LINEITEM_READ_SCOPE] if reading else [LINEITEM_SCOPE]
+            )
+            handler = grades.handle_get_lineitems if reading else grades.handle_create_lineitem
+            return _answer(grades.handle_resp(handler))
+        # The line item's id, whatever host or query it was made with (Moodle's type_id).
+        item_id = next(
+            (i for i in list(self.lineitems) if urlsplit(i).path == line["item"]), self.url + line["item"]
+        )
+        lineitem_url = self.url + line["item"]
+        if line["sub"] == "/scores":
+            grades = _Gradebook(self, request, [SCORE_SCOPE], lineitem_url)
+            return _answer(grades.handle_resp(grades.handle_update_score, line_item_id=item_id))
+        if line["sub"] == "/results":
+            grades = _Gradebook(self, request, [RESULT_SCOPE], lineitem_url)
+            return _answer(grades.handle_resp(grades.handle_get_results, line_item_id=item_id))
+        grades = _Gradebook(
+            self,
+            request,
+            [LINEITEM_SCOPE, LINEITEM_READ_SCOPE] if reading else [LINEITEM_SCOPE],
+            lineitem_url,
+        )
+        handler = {"PUT": grades.handle_update_lineitem, "DELETE": grades.handle_delete_lineitem}.get(
+            method,
+            grades.handle_get_lineitem,  # POST: the library answers 405
+        )
+        return _answer(grades.handle_resp(handler, line_item_id=item_id))
 
     def _deep_link_return(self, form: dict[str, str]) -> tuple[int, str, str]:
         conf = self.conf()
@@ -488,11 +728,15 @@ class Platform:
             def log_message(self, format: str, *args: t.Any) -> None:
                 pass
 
-            def _send(self, status: int, content_type: str, body: str) -> None:
+            def _send(
+                self, status: int, content_type: str, body: str, headers: dict[str, str] | None = None
+            ) -> None:
                 data = body.encode()
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
 
@@ -520,16 +764,35 @@ class Platform:
                     )
                 elif path == "/.well-known/openid-configuration":
                     self._send(*platform._openid_configuration(self.headers))
-                elif m := re.fullmatch(r"/memberships/(.+)", path):
-                    self._send(*platform._memberships(m.group(1), self.headers))
-                elif m := re.fullmatch(r"(/lineitems/\d+)/results", path):
-                    self._send(*platform._results(platform.url + m.group(1), self.headers))
                 else:
+                    self._service("GET", b"")
+
+            def _service(self, method: str, body: bytes) -> None:
+                """AGS and NRPS; a score waits ``score_delays`` and fails with ``fail_rate``."""
+                line = platform.SERVICE_PATH.fullmatch(urlsplit(self.path).path)
+                if method == "POST" and line and line["sub"] == "/scores":
+                    with platform.lock:
+                        delay = platform.score_delays.pop(0) if platform.score_delays else 0.0
+                    time.sleep(delay)  # a slow LMS: the tool's read timeout may end the request first
+                    if self._flaky():
+                        return
+                answer = platform._service(method, self.path, self.headers, body)
+                if answer is None:
                     self._send(404, "text/plain", "not found")
+                else:
+                    self._send(*answer)
+
+            def _body(self) -> bytes:
+                return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+            def do_PUT(self) -> None:
+                self._service("PUT", self._body())
+
+            def do_DELETE(self) -> None:
+                self._service("DELETE", self._body())
 
             def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length)
+                body = self._body()
                 path = urlsplit(self.path).path
                 form = (
                     dict(parse_qsl(body.decode())) if "form" in self.headers.get("Content-Type", "") else {}
@@ -540,34 +803,33 @@ class Platform:
                     if self._flaky():
                         return
                     self._send(*platform._token(form))
-                elif m := re.fullmatch(r"(/lineitems/\d+)/scores", path):
-                    with platform.lock:
-                        delay = platform.score_delays.pop(0) if platform.score_delays else 0.0
-                    time.sleep(delay)  # a slow LMS: the tool's read timeout may end the request first
-                    if self._flaky():
-                        return
-                    self._send(*platform._score(platform.url + m.group(1), self.headers, body))
                 elif path == "/deep_link_return":
                     self._send(*platform._deep_link_return(form))
                 elif path == "/register":
                     self._send(*platform._register(self.headers, body))
                 else:
-                    self._send(404, "text/plain", "not found")
+                    self._service("POST", body)
 
         return Handler
 
     # --- reading back, as the LMS's gradebook would show it --------------------------------
 
-    def results(self, item_id: str) -> list[dict[str, t.Any]]:
-        """The line item's results, read over HTTP with a token the platform issued."""
-        conf = self.conf()
-        conf.get_registration()
-        token = conf.get_registration().encode_and_sign(
-            {"sub": self.client_id, "iss": self.issuer, "scopes": RESULT_SCOPE},
+    def access_token(self, *scopes: str) -> str:
+        """An access token for ``scopes``, as the token endpoint issues it to Talia."""
+        return self.registration().encode_and_sign(
+            {"sub": self.client_id, "iss": self.issuer, "scopes": " ".join(scopes)},
             self.private_key,
             expiration=60,
         )
-        response = requests.get(item_id + "/results", headers={"Authorization": f"Bearer {token}"}, timeout=5)
+
+    def results(self, item_id: str) -> list[dict[str, t.Any]]:
+        """The line item's results, read over HTTP with a token the platform issued."""
+        path, sep, query = item_id.partition("?")
+        response = requests.get(
+            path + "/results" + sep + query,
+            headers={"Authorization": f"Bearer {self.access_token(RESULT_SCOPE)}"},
+            timeout=5,
+        )
         response.raise_for_status()
         return t.cast(list[dict[str, t.Any]], response.json())
 
