@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import threading
 import time
 import uuid
@@ -178,6 +177,6 @@ def members_get(registration: LtiRegistration, memberships_url: str) -> list[dic
         pages += 1
         body = response.json()
         members.extend(m for m in body.get("members", []) if isinstance(m, dict))
-        match = re.search(r'<([^>]*)>;\s*rel="next"', response.headers.get("link", ""))
-        url = match.group(1) if match else None
+        # RFC 8288: rel="next" or rel=next, among other links in any order (requests parses it).
+        url = response.links.get("next", {}).get("url")
     return members

@@ -373,9 +373,10 @@ class _Roster(NamesRoleProvisioningService):
         return _page(members, page, limit)
 
 
-def _answer(response: Response) -> tuple[int, str, str, dict[str, str]]:
+def _answer(response: Response, *, quoted: bool = True) -> tuple[int, str, str, dict[str, str]]:
     """The HTTP answer of a library service response: a page's content is the body, and its
-    next page a ``Link: <...>; rel="next"`` header (AGS 2.0 §3.2.8, NRPS 2.0 §2.4.2)."""
+    next page a ``Link: <...>; rel="next"`` header (AGS 2.0 §3.2.8, NRPS 2.0 §2.4.2); with
+    ``quoted`` off, ``rel=next`` after another link, as RFC 8288 also allows."""
     if response.code >= 400:
         return response.code, "application/json", json.dumps({"error": response.message}), {}
     result = response.result
@@ -384,9 +385,13 @@ def _answer(response: Response) -> tuple[int, str, str, dict[str, str]]:
         result = dict(result)
         next_url = result.pop("next", None)  # NRPS: the library puts it in the body
         if next_url:
-            # Quoted, as Canvas and Moodle send it (the library's generate_next_link leaves
-            # the quotes out, which RFC 8288 allows but Talia does not read).
-            headers["Link"] = f'<{next_url}>; rel="next"'
+            # Quoted, as Canvas and Moodle send it; the library's generate_next_link leaves
+            # the quotes out, which RFC 8288 allows too.
+            headers["Link"] = (
+                f'<{next_url}>; rel="next"'
+                if quoted
+                else f"<{next_url.split('?')[0]}>; rel=first, <{next_url}>; rel=next"
+            )
         if "content" in result and "has_next" in result:
             result = result["content"]
     body = "" if result is None else json.dumps(result)
@@ -409,6 +414,7 @@ class Platform:
         self.lineitem_query: str | None = None
         self.members: dict[str, list[Person]] = {}
         self.roster_page_size: int | None = None  # page the roster even when the tool asks no limit
+        self.link_quoted = True  # False: Link headers as rel=next, after a rel=first
         self.contexts: dict[str, str] = {}  # context id → title, as launched
         self.resource_links: dict[str, str] = {}  # resource link id → context id, as launched
         self.deep_link_items: list[dict[str, t.Any]] = []
@@ -629,7 +635,7 @@ class Platform:
         reading = method == "GET"
         if members:
             roster = _Roster(self, request, members.group(1))
-            return _answer(roster.handle_resp(roster.handle_get_members))
+            return _answer(roster.handle_resp(roster.handle_get_members), quoted=self.link_quoted)
         if not line:  # the line items container
             grades = _Gradebook(
                 self, request, [LINEITEM_SCOPE, LINEITEM_READ_SCOPE] if reading else [LINEITEM_SCOPE]

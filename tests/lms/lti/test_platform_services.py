@@ -120,6 +120,16 @@ def test_line_items_are_listed_with_a_read_token_and_created_only_with_the_linei
 
 
 @pytest.mark.django_db
+def test_talia_follows_roster_pages_whose_link_is_unquoted_and_not_first(platform, registration):
+    """RFC 8288 allows ``rel=next`` without quotes, and other links before it."""
+    platform.roster_page_size = 2
+    platform.link_quoted = False
+    people = [Person(sub=f"s-{n}", name=f"Student {n}", roles=[LEARNER]) for n in range(1, 6)]
+    platform.members["c1"] = people
+    url = f"{platform.url}/memberships/c1"
+    assert [m["user_id"] for m in connector.members_get(registration, url)] == [p.sub for p in people]
+
+
 def test_talia_follows_the_roster_pages_of_a_platform_that_pages_on_its_own(platform, registration):
     platform.roster_page_size = 2
     people = [Person(sub="t-1", name="Teacher", roles=[INSTRUCTOR])] + [
