@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -142,13 +142,14 @@ def choose(state: knowledge.State, beliefs: dict[int, Belief], playable: Sequenc
         card = playable[0]
         number, value = beliefs[card]
         return card, MARKERS[_choose_marker(state, free, number, value)]
-    weights = [
-        -1.0
-        if who == 0
-        else (1.5 if flags[who] else 1.0)
-        + (0.5 if crossings[who] * length + (spaces[who] - finish) % length > close else 0.0)
-        for who in free
-    ]
+    weights = []  # a loop, not a comprehension: quicker for six
+    for who in free:
+        weights.append(
+            -1.0
+            if who == 0
+            else (1.5 if flags[who] else 1.0)
+            + (0.5 if crossings[who] * length + (spaces[who] - finish) % length > close else 0.0)
+        )
     best_value = -1e9
     best = (playable[0], free[0])
     for card in playable:
@@ -201,12 +202,16 @@ def _playable(state: knowledge.State) -> list[int]:
     replacement = state.replacement
     if replacement is not None:
         return [replacement]
+    done = state.slot_cards + state.abandoned
     if state.game.variant == "basic":
-        # Cards are played in draw order: the next one follows those played.
-        return [state.round_cards[len(state.moved_this_round) + len(state.abandoned)]]
-    done = set(state.slot_cards)
-    done.update(state.abandoned)
-    return [card for card in state.round_cards if card not in done]
+        # Cards are played in draw order: the next is the first not yet played (a
+        # replacement, drawn after the six, is played as soon as it is drawn).
+        return [next(card for card in state.round_cards if card not in done)]
+    playable = []  # a loop, not a comprehension: quicker for six
+    for card in state.round_cards:
+        if card not in done:
+            playable.append(card)
+    return playable
 
 
 def play_game(
@@ -223,40 +228,17 @@ def play_game(
     """One complete game; the card order is shuffled with the game's seed.
 
     ``general``: play the basic game through the general loop too, the reference the
-    inline loop must match move for move (a test compares them).
+    basic game's own loop (:func:`_play_basic`) must match move for move (a test compares
+    them).
     """
     rng = random.Random(seed)
-    order = list(cards)
-    rng.shuffle(order)
-    state = knowledge.deal(board, tuple(order), seed=seed, variant=variant, harder_start=harder_start)
+    shuffled = _shuffled(len(cards), rng.getrandbits)
+    order = tuple(map(cards.__getitem__, shuffled))
+    state = knowledge.deal(board, order, seed=seed, variant=variant, harder_start=harder_start)
+    if strategy != "random" and variant == "basic" and not general:
+        return _play_basic(state, tuple(map(_card_beliefs(cards).__getitem__, shuffled)), rng, knows)
     beliefs: dict[int, Belief] = {}
     is_terminal, assign = knowledge.is_terminal, knowledge.assign
-    if strategy != "random" and variant == "basic" and not general:
-        # The basic game's loop, inline (the speed target is measured here): one card at a
-        # time, in draw order, so its belief is drawn just before it is chosen (the same
-        # draws, in the same order, as the general loop below).
-        while state.triggered_by is None or len(state.moved_this_round) < knowledge.CARDS_PER_ROUND:
-            if state.round > MAX_ROUNDS:
-                raise RuntimeError(f"game {seed} did not end")
-            moved = state.moved_this_round
-            card = state.replacement
-            if card is None:
-                card = state.round_cards[len(moved) + len(state.abandoned)]
-            # The belief (_belief, inline: the same draws in the same order).
-            quiz = order[card]
-            if rng.random() >= knows:
-                if quiz.category == "number":
-                    number, value = True, rng.randrange(6)
-                else:
-                    number, value = False, rng.choice(_GUESS_BITS[quiz.category])
-            elif quiz.number >= 0:
-                number, value = True, quiz.number
-            else:
-                number, value = False, quiz.mask
-            free = _FREE.get(moved) or _free(moved)
-            who = free[0] if len(free) == 1 else _choose_marker(state, free, number, value)
-            state = assign(state, card, MARKERS[who])
-        return state
     while not is_terminal(state):
         if state.round > MAX_ROUNDS:
             raise RuntimeError(f"game {seed} did not end")
@@ -275,6 +257,188 @@ def play_game(
             del beliefs[card]
         state = assign(state, card, marker)
     return state
+
+
+#: ``_BITS_BELOW[n]``: the random bits ``Random.randrange(n)`` draws (``n.bit_length()``).
+_BITS_BELOW = tuple(n.bit_length() for n in range(256))
+
+
+def _shuffled(count: int, getrandbits: Callable[[int], int]) -> list[int]:
+    """``random.Random.shuffle(list(range(count)))`` with the same draws, so the same order,
+    without a method call per card: the last card swaps with one drawn from those up to it
+    (``randrange`` draws ``bit_length`` bits until they fall in range), then the one before.
+    """
+    order = list(range(count))
+    for last in range(count - 1, 0, -1):
+        bound = last + 1
+        bits = _BITS_BELOW[bound] if bound < 256 else bound.bit_length()
+        other = getrandbits(bits)
+        while other > last:
+            other = getrandbits(bits)
+        order[last], order[other] = order[other], order[last]
+    return order
+
+
+#: For a question pool (its cards, by identity), each card's belief when the team knows it
+#: and the beliefs it may guess (:func:`_belief`, read once per pool rather than per card
+#: played).
+_CARD_BELIEFS: dict[int, tuple[tuple[knowledge.QuizCard, ...], list[tuple[Belief, tuple[Belief, ...]]]]] = {}
+_GUESSES: dict[str, tuple[Belief, ...]] = {
+    "number": tuple((True, steps) for steps in range(6)),
+    **{category: tuple((False, bits) for bits in guesses) for category, guesses in _GUESS_BITS.items()},
+}
+#: ``rng.choice(guesses)`` draws this many bits (``len(guesses).bit_length()``) until they
+#: fall in range; :func:`_play_basic` draws them itself.
+_GUESS_DRAW = 3
+if any(len(guesses).bit_length() != _GUESS_DRAW for guesses in _GUESSES.values()):
+    raise ImportError("A category's guesses changed: update _GUESS_DRAW.")
+
+
+def _card_beliefs(cards: tuple[knowledge.QuizCard, ...]) -> list[tuple[Belief, tuple[Belief, ...]]]:
+    kept = _CARD_BELIEFS.get(id(cards))
+    if kept is None or kept[0] is not cards:
+        if len(_CARD_BELIEFS) > 16:
+            _CARD_BELIEFS.clear()
+        kept = _CARD_BELIEFS[id(cards)] = (
+            cards,
+            [
+                ((True, card.number) if card.number >= 0 else (False, card.mask), _GUESSES[card.category])
+                for card in cards
+            ],
+        )
+    return kept[1]
+
+
+#: For each set of free markers (as bits of their positions in ``MARKERS``, all 64): the
+#: free markers, whether the team is one of them, and the free opponents.
+_PLANS: tuple[tuple[tuple[int, ...], bool, tuple[int, ...]], ...] = tuple(
+    (
+        tuple(who for who in range(len(MARKERS)) if bits >> who & 1),
+        bool(bits & 1),
+        tuple(who for who in range(1, len(MARKERS)) if bits >> who & 1),
+    )
+    for bits in range(1 << len(MARKERS))
+)
+_ALL_FREE = (1 << len(MARKERS)) - 1
+
+#: The fields of ``knowledge.State``, in order: :func:`_play_basic` unpacks a state in one
+#: step (a state is a named tuple), and this makes sure the order is the one it reads.
+_STATE_FIELDS = (
+    "game", "order", "drawn", "round", "round_cards", "spaces", "crossings", "flags", "stacks",
+    "moved_this_round", "slot_cards", "abandoned", "replacement", "triggered_by", "log",
+)  # fmt: skip
+if knowledge.State._fields != _STATE_FIELDS:
+    raise ImportError("knowledge.State's fields changed: update _STATE_FIELDS and _play_basic.")
+
+
+#: For a board's length and finish: how far each space lies beyond the finish
+#: (``Board.past_finish``), a lookup in the game loop.
+_PAST: dict[tuple[int, int], tuple[int, ...]] = {}
+
+
+def _past(length: int, finish: int) -> tuple[int, ...]:
+    past = _PAST[length, finish] = tuple((space - finish) % length for space in range(length))
+    return past
+
+
+def _play_basic(
+    state: knowledge.State,
+    beliefs: tuple[tuple[Belief, tuple[Belief, ...]], ...],
+    rng: random.Random,
+    knows: float,
+) -> knowledge.State:
+    """The basic game with the simple strategy (:func:`choose`), to the end: the loop the
+    speed target is measured on, move for move the general loop's game (a test compares).
+
+    One card at a time, in draw order: its belief is drawn just before it is chosen (the
+    same draws as :func:`_belief`; ``beliefs`` holds each card's known answer and guesses).
+    The markers' weights are worked out once a round and again when the team moves: a free
+    marker has not moved this round, so only the team's progress can change its weight.
+    """
+    assign = knowledge.assign
+    draw, getrandbits = rng.random, rng.getrandbits
+    board = state.game.board
+    tables, length, finish = board.tables, board.length, board.finish
+    past = _PAST.get((length, finish)) or _past(length, finish)
+    weights = [-1.0] * len(MARKERS)
+    at_round = at_team = who = -1
+    free_bits, moved_before = _ALL_FREE, -1
+    while True:
+        (
+            _, _, _, round_, round_cards, spaces, crossings, flags, _, moved, _, abandoned, card,
+            triggered_by, _,
+        ) = state  # fmt: skip
+        moved_now = len(moved)
+        if moved_now != moved_before:
+            if triggered_by is not None and moved_now == knowledge.CARDS_PER_ROUND:
+                return state
+            # A new round, or the last card's marker moved (an abandoned card moves none).
+            free_bits = free_bits & ~(1 << who) if moved_now else _ALL_FREE
+            moved_before = moved_now
+        if round_ > MAX_ROUNDS:
+            raise RuntimeError(f"game {state.seed} did not end")
+        if card is None:
+            if abandoned:
+                # A replacement was drawn this round: the next card is the first of the
+                # round's cards neither played nor abandoned (_playable).
+                done = state.slot_cards + abandoned
+                card = next(index for index in round_cards if index not in done)
+            else:
+                card = round_cards[moved_now]  # no replacement yet: those played come first
+        known, guesses = beliefs[card]
+        if draw() >= knows:
+            # A guess: ``rng.choice(guesses)``, the same draws (bits until in range).
+            guess = getrandbits(_GUESS_DRAW)
+            while guess >= len(guesses):
+                guess = getrandbits(_GUESS_DRAW)
+            number, value = guesses[guess]
+        else:
+            number, value = known
+        free, team_free, opponents = _PLANS[free_bits]
+        if not opponents:
+            who = 0
+        elif len(free) == 1:
+            who = free[0]
+        elif number and team_free and value >= AVERAGE_MOVE:
+            # A number card of 3 or more for a free team: its worth (value - 3 >= 0) beats
+            # every opponent's ((3 - value) x weight <= 0; the team is weighed first).
+            who = 0
+        else:
+            if round_ != at_round or spaces[0] != at_team:
+                at_round, at_team = round_, spaces[0]
+                # _choose_marker's weights, for the free opponents: 1, + 0.5 showing its
+                # flag, + 0.5 when less than 6 behind the team (the team's is -1: long
+                # moves are good).  A loop, not a comprehension: quicker for five.
+                close = crossings[0] * length + past[at_team] - 6
+                for other in opponents:
+                    weights[other] = (1.5 if flags[other] else 1.0) + (
+                        0.5 if crossings[other] * length + past[spaces[other]] > close else 0.0
+                    )
+            # A move is worth (AVERAGE_MOVE - steps) x weight; the first best wins.
+            if number:
+                short = AVERAGE_MOVE - value
+                if team_free:
+                    best_value, who = -short, 0
+                else:
+                    best_value, who = -1e9, opponents[0]
+                for other in opponents:
+                    worth = short * weights[other]
+                    if worth > best_value:
+                        best_value, who = worth, other
+            else:
+                table = tables[value]
+                if team_free:
+                    best_value, who = table[at_team] - AVERAGE_MOVE, 0
+                else:
+                    best_value, who = -1e9, opponents[0]
+                for other in opponents:
+                    worth = (AVERAGE_MOVE - table[spaces[other]]) * weights[other]
+                    if worth > best_value:
+                        best_value, who = worth, other
+        state = assign(state, card, MARKERS[who])
+
+
+_OPPONENTS = tuple(range(1, len(MARKERS)))
 
 
 def simulate(

@@ -4,6 +4,7 @@ simple strategy on a board and a question pool, win rates per start option and v
 from __future__ import annotations
 
 import json
+import random
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from games.engines import knowledge
-from games.engines.knowledge_board import default_board
+from games.engines.knowledge_board import COLOURS, LETTERS, board_from_dict, default_board
 from games.management.commands.knowledge_simulate import cards_from_rows, choose, play_game, simulate
 from tests.factories import KnowledgeQuestionFactory
 
@@ -74,6 +75,45 @@ def test_the_basic_games_inline_loop_plays_the_same_games_as_the_general_one(har
         fast = play_game(default_board(), cards, **options)
         reference = play_game(default_board(), cards, general=True, **options)
         assert fast.to_dict() == reference.to_dict(), f"game {seed} differs"
+
+
+def test_the_basic_games_inline_loop_matches_the_general_one_with_replacement_cards() -> None:
+    """A board printing each colour and letter once: opponents' letter and colour moves are
+    often abandoned (the only match lies under the team), so replacement cards are drawn and
+    the inline loop's count of free markers and choice of the next card are put to the test."""
+    spaces: list[dict[str, str] | None] = [None]
+    spaces += [{"colour": colour, "letter": letter} for colour, letter in zip(COLOURS, LETTERS, strict=True)]
+    spaces += [{"colour": "white", "letter": "A"}] * 15
+    board = board_from_dict({"spaces": spaces, "finish": 0, "opponent_start": 12, "opponent_start_hard": 16})
+    cards = cards_from_rows(json.loads(DEMO_POOL.read_text(encoding="utf-8")))
+    replacements = 0
+    for seed in range(40):
+        options: dict[str, Any] = {
+            "seed": seed,
+            "variant": "basic",
+            "harder_start": seed % 2 == 1,
+            "knows": 0.6,
+        }
+        fast = play_game(board, cards, **options)
+        reference = play_game(board, cards, general=True, **options)
+        assert fast.to_dict() == reference.to_dict(), f"game {seed} differs"
+        replacements += sum(play.movement == knowledge.ABANDONED for play in fast.history)
+        # After a replacement the round goes on with its next unplayed card: each card once.
+        for number in range(1, fast.round + 1):
+            played = [p.card for p in fast.history if p.round == number]
+            assert len(played) == len(set(played)), f"game {seed}, round {number}: {played}"
+    assert replacements > 10
+
+
+def test_a_games_card_order_is_the_seeded_random_shuffle() -> None:
+    """The simulator's own shuffle draws what ``random.Random(seed).shuffle`` draws, so a
+    seed plays the same game (and gives the documented figures) as before it existed."""
+    cards = cards_from_rows(json.loads(DEMO_POOL.read_text(encoding="utf-8")))
+    for seed in range(20):
+        expected = list(cards)
+        random.Random(seed).shuffle(expected)
+        state = play_game(default_board(), cards, seed=seed, variant="basic", harder_start=False, knows=0.6)
+        assert state.cards == tuple(expected)
 
 
 def test_the_simple_strategy_gives_a_long_move_to_the_team_and_a_short_one_to_an_opponent() -> None:
