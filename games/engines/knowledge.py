@@ -1297,8 +1297,10 @@ def assign(
     if replacement is not None:
         fine = card == replacement
     elif game.basic:
-        played = len(moved) + len(abandoned) if abandoned else len(moved)
-        fine = played < len(round_cards) and round_cards[played] == card
+        # Only while nothing was abandoned this round is the top card the one at len(moved):
+        # a replacement played since lies among the round's cards (_check_assign decides).
+        played = len(moved)
+        fine = not abandoned and played < len(round_cards) and round_cards[played] == card
     else:
         fine = card in round_cards and card not in slot_cards and card not in abandoned
     if not fine or marker in moved or (triggered_by is not None and len(moved) == CARDS_PER_ROUND):

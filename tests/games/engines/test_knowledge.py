@@ -902,6 +902,18 @@ def test_the_replacement_is_played_next_in_both_variants() -> None:
             assert {a["card"] for a in legal_actions(state, None)} == {"c2"}
 
 
+def test_after_a_replacement_the_basic_game_still_plays_the_top_card_of_the_stack() -> None:
+    """Basic game: "the cards are played from the top of the stack" also after a replacement.
+    With c1 abandoned and its replacement c7 played, c2 is next: c3 is refused, through
+    ``apply_action`` and through the fast ``assign`` alike."""
+    state = play(play(unresolvable("basic"), "c1", "green"), "c7", "team")
+    action = {"type": "assign", "card": "c3", "marker": "white"}
+    assert_refused(IllegalAction, state, None, action, "the next card is 'c2'")
+    with pytest.raises(IllegalAction, match="the next card is 'c2'"):
+        knowledge.assign(state, state.card_ids["c3"], "white")
+    assert play(state, "c2", "white").to_dict()["slots"]["white"] == "c2"
+
+
 def test_a_round_with_a_replacement_still_moves_each_marker_exactly_once() -> None:
     state = play(unresolvable("basic"), "c1", "red")
     for card_id, marker in (
