@@ -117,6 +117,11 @@
     if (!ids.length || closed) {
       return;
     }
+    if (keepalive && navigator.onLine === false) {
+      /* The page is going away with no connection: nothing could reach the server. The
+         answers stay in this browser and are sent when the attempt is opened again. */
+      return;
+    }
     if (inFlight) {
       if (keepalive) {
         /* The page is going away: send what is left now, the server keeps the last. */
