@@ -198,8 +198,8 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
     }
 # Sweeps that make sure nothing waits forever if a scheduled task was lost (a worker died,
 # a broker restarted): homework past its due time and timed quiz attempts whose time is
-# up are graded, LMS scores still in the outbox are sent again. Run one `celery -A config beat` per installation (`make run`
-# runs it inside its worker).
+# up are graded, LMS scores still in the outbox are sent again. Run one
+# `celery -A config beat` per installation (`make run` runs it inside its worker).
 CELERY_BEAT_SCHEDULE = {
     "homework-due-sweep": {"task": "lms.classes.tasks.assignments_due_sweep_task", "schedule": 300.0},
     "lms-scores-sweep": {"task": "lms.lti.tasks.scores_sweep", "schedule": 300.0},
