@@ -6,6 +6,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from games.engines import activity
 from games.models import GameSession, Participant
 
 
@@ -47,10 +48,11 @@ def activity_lobby(*, session: GameSession, participant: Participant) -> dict[st
 def _lobby_hint(variant: str, players: int, teams: int) -> str:
     """What the start needs, said before the teacher presses Start."""
     if variant == "three_players":
-        if players != 3:
-            return _("The game for 3 players needs exactly three players; %(n)d have joined.") % {
-                "n": players
-            }
+        seats = activity.SEATS[variant]
+        if players < seats:
+            return _("The game for 3 players needs three players; %(n)d have joined.") % {"n": players}
+        if players > seats:
+            return _("%(n)d have joined: the first three who joined play, the others watch.") % {"n": players}
         return ""
     need = 2 * teams
     if players < need:
