@@ -1073,6 +1073,15 @@ def report(results: list[Result], args: argparse.Namespace) -> bool:
             f"CPU ms per applied action: servers {per_k['servers']:.2f}, PostgreSQL "
             f"{per_k['postgres']:.2f}, Redis {per_k['redis']:.2f}, clients {per_k['clients']:.2f}"
         )
+        # What the whole machine could apply if these costs per action stayed as measured: every
+        # part shares the same CPUs, so no server can go beyond this here.
+        total_ms = sum(per_k.values())
+        print(
+            f"  {'':{len(r.name)}}  ceilings at these costs: this machine's {os.cpu_count()} CPUs "
+            f"{1000 * (os.cpu_count() or 1) / max(1e-9, total_ms):.0f} actions/s "
+            f"({total_ms:.2f} CPU ms per action in all); the server process(es), each on a core "
+            f"of its own, {1000 * r.processes / max(1e-9, per_k['servers']):.0f} actions/s"
+        )
         threads = "; ".join(
             f"main thread {main:.2f}, busiest other thread {busiest:.2f} (all others {others:.2f})"
             for main, busiest, others in r.threads
