@@ -31,6 +31,7 @@ import requests
 from django.conf import settings
 from django.core.cache import caches
 from django.http import HttpRequest
+from django.http.request import split_domain_port
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from jwt.algorithms import RSAAlgorithm
@@ -185,8 +186,7 @@ def login_start(*, request: HttpRequest, params: dict[str, str]) -> tuple[str, s
             hint=_("Open the activity again from the LMS."),
         )
     registration = registration_find(issuer=issuer, client_id=client_id)
-    target_parts = urlsplit(target)
-    if target_parts.netloc != request.get_host() or not target_parts.path.startswith("/lti/"):
+    if not on_this_host(target, request) or not urlsplit(target).path.startswith("/lti/"):
         raise LaunchRefused(
             "foreign_target",
             _("The LMS asked Talia to log in for an address that is not Talia's launch page."),
@@ -355,7 +355,7 @@ class MessageLaunch(DjangoMessageLaunch):
                 hint=_("Open the activity again from the LMS."),
             )
         target = body.get(CLAIM + "target_link_uri")
-        if target and urlsplit(target).netloc != self._http_request.get_host():
+        if target and not on_this_host(target, self._http_request):
             raise LaunchRefused(
                 "foreign_target",
                 _("The launch is meant for another address (target_link_uri %(target)s), not Talia.")
@@ -527,6 +527,13 @@ class MessageLaunch(DjangoMessageLaunch):
     def deployment(self) -> LtiDeployment:
         assert self.tool_config.deployment is not None
         return self.tool_config.deployment
+
+
+def on_this_host(url: str, request: HttpRequest) -> bool:
+    """``url`` names the host this request came to (case and port aside: behind a proxy that
+    ends TLS, the LMS's https://host/ reaches Django as http on another port)."""
+    host, _port = split_domain_port(request.get_host())
+    return (urlsplit(url).hostname or "").lower() == host.lower()
 
 
 def _malformed(claim: str, expected: str) -> LaunchRefused:

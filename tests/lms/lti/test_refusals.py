@@ -410,3 +410,10 @@ def test_a_launch_whose_target_link_is_talias_deep_linking_page_is_accepted(brow
     """The host decides; a platform may name either of Talia's launch pages."""
     response = browser.launch(_pending(_set(CLAIM + "target_link_uri", "http://testserver/lti/deep-link/")))
     assert response.status_code == 302
+
+
+def test_a_target_link_on_talias_host_with_another_port_or_case_is_accepted(browser, registration):
+    """Behind a proxy that ends TLS, the LMS's https://host/ reaches Talia as http on another
+    port: the host decides, not the port or its case."""
+    target = "https://TESTSERVER:443/lti/launch/"
+    assert browser.launch(_pending(_set(CLAIM + "target_link_uri", target))).status_code == 302
