@@ -18,37 +18,13 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browsing import axe_violations, describe_violations, open_page, scroll_width, sign_in
-from tests.e2e.test_activity_turn import SMALL_TARGETS, running_game, second_window, state
-from tests.e2e.test_activity_turn import problems as turn_problems
-from tests.e2e.test_znajznak_duel import _SQLITE, PHONE_WIDTH
+from tests.e2e.browsing import open_page, sign_in
+from tests.e2e.test_activity_turn import check, problems, running_game, second_window, state
+from tests.e2e.test_znajznak_duel import _SQLITE
 
 pytestmark = pytest.mark.e2e
 
 PASSWORD = "pass-word-123"  # tests.factories.UserFactory's
-
-
-def problems(browsing: Any, page: Any) -> list[str]:
-    """As the turn's, and a poll of view.json that met SQLite's locked table (the in-memory test
-    database refuses a second writer instead of waiting) as the console reports it; the page
-    polls again. PostgreSQL in CI gets no such leniency."""
-
-    def benign(problem: str) -> bool:
-        return _SQLITE and "/view.json" in problem and "status of 500" in problem
-
-    return [p for p in turn_problems(browsing, page) if not benign(p)]
-
-
-def check(browsing: Any, page: Any, where: str, *, phone: bool = False) -> None:
-    """The turn's check (axe-core, the page's problems, a phone's width and touch targets)."""
-    violations = axe_violations(page)
-    assert not violations, describe_violations(where, violations)
-    found = problems(browsing, page)
-    assert not found, f"{where}: {found}"
-    if phone:
-        assert scroll_width(page) <= PHONE_WIDTH, f"{where}: scrolls sideways"
-        small = page.eval_on_selector_all("#game button, #game select, #game summary", SMALL_TARGETS)
-        assert not small, f"{where}: touch targets below 24 px: {small}"
 
 
 def put_on_the_target_area(session_id: int, team_id: str) -> None:

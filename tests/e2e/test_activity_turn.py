@@ -37,14 +37,16 @@ SMALL_TARGETS = (
 
 def problems(browsing: Any, page: Any) -> list[str]:
     """As the duel's, and the lobby's poll cut off; under SQLite's in-memory test database (which
-    refuses a second writer instead of waiting), the lobby's poll and the automatic turn of the
-    hourglass answered 500 (the pages try again; PostgreSQL in CI gets no such leniency)."""
+    refuses a second writer instead of waiting), the lobby's and the view's polls and the
+    automatic turn of the hourglass answered 500 (the pages try again; PostgreSQL in CI gets no such leniency)."""
 
     def benign(problem: str) -> bool:
         if "/lobby.json" in problem and "ERR_ABORTED" in problem:
             return True
         locked = _SQLITE and ("HTTP 500" in problem or "status of 500" in problem)
-        return locked and any(path in problem for path in ("/lobby.json", "/hourglass", "/games/join/"))
+        return locked and any(
+            path in problem for path in ("/lobby.json", "/view.json", "/hourglass", "/games/join/")
+        )
 
     return [p for p in duel_page_problems(browsing, page) if not benign(p)]
 
