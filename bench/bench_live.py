@@ -77,6 +77,7 @@ import contextlib
 import hashlib
 import http.client
 import json
+import math
 import os
 import random
 import secrets
@@ -639,12 +640,12 @@ class Student:
         me = duel.players[self.seat]
         versions, times = run.seen.setdefault((self.index, duel.session_id), ([], []))
         acted = -1
-        pending = False
+        pending: asyncio.TimerHandle | None = None
         loop = asyncio.get_running_loop()
 
         def send(action: dict[str, Any]) -> None:
             nonlocal pending
-            pending = False
+            pending = None
             if sock.writer.is_closing():
                 return
             nonce = ctx.next_nonce()
@@ -688,8 +689,15 @@ class Student:
                 return True
             if now >= ctx.stop_at:
                 return False
-            if version <= acted or pending:
+            if version <= acted:
                 continue
+            if pending is not None:
+                # A newer state arrived while this student was still looking at the old
+                # one: like a person, it drops the STOP it was about to say and looks at
+                # the cards on the screen now (a STOP for the old comparison would only be
+                # refused, and then both players could wait for a change neither makes).
+                pending.cancel()
+                pending = None
             phase = view.get("phase")
             if phase == "looking" and view.get("legal_actions"):
                 comparison = view["comparison"]
@@ -703,8 +711,7 @@ class Student:
             acted = version
             delay = random.uniform(0, 2 * ctx.think) if action["type"] == "stop" else 0.0
             if delay > 0:
-                pending = True
-                loop.call_later(delay, send, action)
+                pending = loop.call_later(delay, send, action)
             else:
                 send(action)
 
@@ -772,11 +779,13 @@ async def drive(
     ctx = Context(world, run, executor, args.think / 1000, args.seed + students * 10 + len(servers))
     ctx.wrong = args.wrong
     pairs = [Pair(k, (2 * k, 2 * k + 1)) for k in range(students // 2)]
-    # Every pair has its first duel and a spare before the clock starts.
+    # Every pair has its duels ready before the clock starts (at least its first and a
+    # spare), so that making them does not share the machine with the measured play.
+    ready = max(2, math.ceil(args.ready * 30 / students))
     for pair in pairs:
-        ctx.order_duel(pair)
-        ctx.order_duel(pair)
-    await asyncio.gather(*(pair.games[1] for pair in pairs))
+        for _ in range(ready):
+            ctx.order_duel(pair)
+    await asyncio.gather(*(pair.games[-1] for pair in pairs))
     run.restart_waits = 0
     players = [
         Student(
@@ -1134,6 +1143,12 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=3, help="unmeasured seconds first (3)")
     parser.add_argument(
         "--drain", type=float, default=5, help="seconds played on after the window, unmeasured (5)"
+    )
+    parser.add_argument(
+        "--ready",
+        type=int,
+        default=24,
+        help="duels made per pair before the clock at 30 students, fewer in proportion for more (24)",
     )
     parser.add_argument(
         "--think", type=float, default=25, help="mean time before a STOP, ms, uniform from 0 to twice it (25)"

@@ -1,7 +1,11 @@
 """Live updates of a game session over a WebSocket (``ws/sessions/<id>/``).
 
 The socket belongs to one participant, found from the Django session exactly as the
-pages find it (signed-in user, or the guest token kept in the guest's session). The
+pages find it (signed-in user, or the guest token kept in the guest's session): the user
+with Django's own ``auth.get_user``, in the same database call as the participant, so an
+opening socket takes one trip to a database thread (``config.asgi`` mounts the sockets
+behind Channels' session middleware only, not its ``AuthMiddleware``, which would take
+another). The
 group ``session-<id>`` carries "version N exists" notices between the server's
 processes; a notice of an action also carries every viewer's payload, built once by
 the writer (``selectors.session_broadcast``), so a watcher does not read the session
@@ -28,14 +32,16 @@ Messages to the browser: ``{"type": "state", ...}`` with the fields of
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.contrib import auth
 
 from games.engines.base import ActionError
 
-from . import database_threads, live, selectors, services
+from . import database_threads, live, selectors, services, sockets
 from .database_threads import in_database_thread
 from .models import GameSession, Participant
 
@@ -46,6 +52,8 @@ def database_threads_close() -> None:
     database_threads.database_threads_close()
     live.connections_close()
 
+
+logger = logging.getLogger(__name__)
 
 #: Close codes in the private range: the page stops reconnecting on these.
 CLOSE_NOT_A_PARTICIPANT = 4403
@@ -65,16 +73,26 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             # Before accept: the handshake is refused, nothing is sent.
             await self.close(code=CLOSE_NOT_A_PARTICIPANT)
             return
-        self.group = self.participant.session.group_name
+        session_id = self.participant.session_id
+        self.group = GameSession(pk=session_id).group_name
+        # In this order (``games.sockets``): in the group, in the session's set of
+        # processes, then the state read.
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+        await sockets.opened(session_id, self)
         await self.send_state()
 
     def _participant(self, session_id: int) -> Participant | None:
         session = self.scope.get("session")
-        tokens = session.get(selectors.GUEST_TOKENS_KEY) if session is not None else None
+        if session is None:
+            return None
+        user = auth.get_user(_SessionOnly(session))
+        self.scope["user"] = user
         return selectors.participant_for(
-            session_id=session_id, user=self.scope.get("user"), guest_tokens=tokens
+            session_id=session_id,
+            user=user,
+            guest_tokens=session.get(selectors.GUEST_TOKENS_KEY),
+            with_session=False,
         )
 
     async def dispatch(self, message: dict[str, Any]) -> None:
@@ -89,6 +107,7 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         if self.participant is not None:
+            sockets.closed(self.participant.session_id, self)
             live.table_forget(self.participant.session_id)
         if self.group is not None:
             await self.channel_layer.group_discard(self.group, self.channel_name)
@@ -115,8 +134,13 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             except ActionError as error:
                 await self.send_json({"type": "error", "error": error.code, "reason": str(error)})
                 return
-            # The opponent first: the notice crosses the channel layer, this socket does not.
+            # The opponent first, then this socket, which the notice does not reach.
+            session_id = self.participant.session_id
             for group, notice in notices:
+                if notice.get("origin") == sockets.PROCESS:  # the fast path's (``games.sockets``)
+                    await self._tell_sockets_here(notice)
+                    if not await sockets.elsewhere(session_id):
+                        continue
                 await self.channel_layer.group_send(group, notice)
             await self.send_payload(payload)
         else:
@@ -141,7 +165,24 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
                     return payload, notices
         return self._payload(), notices
 
+    async def _tell_sockets_here(self, notice: dict[str, Any]) -> None:
+        """Bring the other sockets of this session in this process a fast-path notice."""
+        assert self.participant is not None
+        for socket in sockets.here(self.participant.session_id):
+            if socket is not self:
+                try:
+                    await socket.notice_changed(notice)
+                except Exception:  # that socket's trouble, not this action's
+                    logger.exception("A notice missed a socket of session %s.", self.participant.session_id)
+
     async def session_changed(self, event: dict[str, Any]) -> None:
+        if event.get("origin") == sockets.PROCESS:
+            return  # stored by this process, whose sockets had it directly (``games.sockets``)
+        await self.notice_changed(event)
+
+    async def notice_changed(self, event: dict[str, Any]) -> None:
+        """A change notice of this session, from the channel layer or from another socket
+        of this process (``games.sockets``)."""
         broadcast = event.get("broadcast")
         if self.participant is not None:
             # Every notice, also one this socket will not show (an older version): a join
@@ -173,6 +214,8 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         if payload is None:
             await self.close(code=CLOSE_NO_SESSION)
             return
+        if self.shown is not None and payload["version"] < self.shown[0]:
+            return  # a read that a newer notice overtook (versions only grow)
         self.shown = _shown(payload)
         await self.send_json({"type": "state", **payload})
 
@@ -182,6 +225,13 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         if session is None:
             return None
         return selectors.session_payload(session=session, participant=self.participant)
+
+
+class _SessionOnly:
+    """What ``django.contrib.auth.get_user`` reads of a request: its session."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
 
 
 def _shown(payload: dict[str, Any]) -> tuple[int, str, int]:

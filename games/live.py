@@ -59,7 +59,7 @@ from django.utils import timezone
 
 from content.models import Symbol
 
-from . import selectors, services, timers
+from . import selectors, services, sockets, timers
 from .database_threads import in_database_thread
 from .engines import engine_for
 from .models import ActionRecord, GameSession, NamingRecord, Participant
@@ -94,7 +94,8 @@ class LiveTable:
         parts = []
         for key, value in state.to_dict().items():
             known = self.encoded.get(key)
-            if known is None or known[0] != value:
+            # The engine hands the unchanged parts back as the same objects (the deck).
+            if known is None or (known[0] is not value and known[0] != value):
                 known = self.encoded[key] = (value, json.dumps(value))
             parts.append(f"{json.dumps(key)}: {known[1]}")
         return "{" + ", ".join(parts) + "}"
@@ -242,6 +243,7 @@ async def _act_on(
     assert broadcast is not None  # a plain game always has one
     notice = services.session_notice(version=session.version, broadcast=broadcast)
     notice["applied"] = {"player": player_id, "action": action}  # other processes' tables follow it
+    notice["origin"] = sockets.PROCESS  # for this process's sockets directly (``games.sockets``)
     return selectors.payload_from_broadcast(broadcast, participant.pk), [(session.group_name, notice)]
 
 

@@ -32,10 +32,16 @@ def session_by_code(code: str) -> GameSession | None:
 
 
 def participant_for(
-    *, session_id: int, user: Any, guest_tokens: Mapping[str, str] | None
+    *, session_id: int, user: Any, guest_tokens: Mapping[str, str] | None, with_session: bool = True
 ) -> Participant | None:
-    """Who this visitor is in the session: by account if signed in, else by guest token."""
-    queryset = Participant.objects.select_related("session").filter(session_id=session_id)
+    """Who this visitor is in the session: by account if signed in, else by guest token.
+
+    ``with_session=False`` leaves ``participant.session`` unread (a socket needs only its id,
+    not the session's JSON).
+    """
+    queryset = Participant.objects.filter(session_id=session_id)
+    if with_session:
+        queryset = queryset.select_related("session")
     if user is not None and getattr(user, "is_authenticated", False):
         found = queryset.filter(user=user).first()
         if found is not None:

@@ -223,17 +223,19 @@ class State:
     result: Outcome | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The state as JSON-ready data; :meth:`from_dict` reads it back."""
+        """The state as JSON-ready data; :meth:`from_dict` reads it back.
+
+        The deck's ``cards`` and ``names`` are the same objects in the dicts of every state
+        of one game (:func:`_deck_dict`): read the result, do not change it in place.
+        """
         ids = [player.id for player in self.players]
+        cards, names = _deck_dict(self.cards, self.names)
         data: dict[str, Any] = {
             "game": GAME,
             "variant": self.variant,
             "seed": self.seed,
-            "cards": [list(card) for card in self.cards],
-            "names": {
-                key: {"name": entry.name, "alternatives": list(entry.alternatives)}
-                for key, entry in self.names.items()
-            },
+            "cards": cards,
+            "names": names,
             "players": [_player_dict(p) for p in self.players],
             "cards_per_player": self.cards_per_player,
             "timer": self.timer,
@@ -266,6 +268,37 @@ class State:
             return _state_from_data(data)
         except (KeyError, TypeError, AttributeError, InvalidSetup) as error:
             raise ValueError(f"Not a ZnajZnak state: {error}") from error
+
+
+#: The JSON-ready form of recently seen decks, by the identity of the state's ``cards``
+#: tuple: every state of a game holds the same ``cards`` and ``names`` objects (``replace``
+#: keeps them), and they are most of what ``to_dict`` builds; the live path stores the
+#: state after every action (``games.live.LiveTable.state_json``).
+_decks: dict[int, tuple[Any, Any, list[list[str]], dict[str, dict[str, Any]]]] = {}
+_DECKS_MAX = 256
+
+
+def _deck_dict(
+    cards: tuple[tuple[str, ...], ...], names: Mapping[str, SymbolName]
+) -> tuple[list[list[str]], dict[str, dict[str, Any]]]:
+    """``cards`` and ``names`` as JSON-ready data, built once per deck.
+
+    >>> state = new_game(_example_setup(), seed=1, variant="duel")
+    >>> _deck_dict(state.cards, state.names)[0] is state.to_dict()["cards"]
+    True
+    """
+    known = _decks.get(id(cards))
+    if known is not None and known[0] is cards and known[1] is names:
+        return known[2], known[3]
+    data = (
+        [list(card) for card in cards],
+        {key: {"name": entry.name, "alternatives": list(entry.alternatives)} for key, entry in names.items()},
+    )
+    if len(_decks) >= _DECKS_MAX:
+        _decks.clear()
+    # The entry holds ``cards`` itself, so its ``id`` is not reused while it is kept.
+    _decks[id(cards)] = (cards, names, *data)
+    return data
 
 
 def _player_dict(player: Player) -> dict[str, Any]:

@@ -68,22 +68,26 @@ def _fast_passwords(settings: Any) -> None:
 def channel_layer(request: pytest.FixtureRequest, settings: Any) -> str:
     """Each test on the in-memory layer and on Redis, with a prefix of its own on Redis."""
     if request.param == "redis":
-        if not settings.REDIS_URL:
-            if IN_CI:
-                pytest.fail("REDIS_URL is not set: the live tests need Redis under CI=true.")
-            pytest.skip("REDIS_URL is not set: the Redis channel layer is tested in CI.")
-        # The layer exactly as configured (config/settings.py), with a prefix of its own.
-        configured = settings.CHANNEL_LAYERS["default"]
-        assert configured["BACKEND"].startswith("channels_redis.")
-        settings.CHANNEL_LAYERS = {
-            "default": {
-                **configured,
-                "CONFIG": {**configured["CONFIG"], "prefix": f"talia-test-{uuid.uuid4().hex[:12]}"},
-            }
-        }
+        redis_layer_of_its_own(settings)
     else:
         settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     return request.param
+
+
+def redis_layer_of_its_own(settings: Any) -> str:
+    """The Redis layer exactly as configured (config/settings.py), with a prefix of its own
+    (returned); no Redis: a skip, or under CI=true a failure."""
+    if not settings.REDIS_URL:
+        if IN_CI:
+            pytest.fail("REDIS_URL is not set: the live tests need Redis under CI=true.")
+        pytest.skip("REDIS_URL is not set: the Redis channel layer is tested in CI.")
+    configured = settings.CHANNEL_LAYERS["default"]
+    assert configured["BACKEND"].startswith("channels_redis.")
+    prefix = f"talia-test-{uuid.uuid4().hex[:12]}"
+    settings.CHANNEL_LAYERS = {
+        "default": {**configured, "CONFIG": {**configured["CONFIG"], "prefix": prefix}}
+    }
+    return prefix
 
 
 def socket(session: GameSession, client: Client | None = None, *, origin: bytes = b"http://localhost"):

@@ -51,11 +51,19 @@ from tests.games.test_sessions import NAMES, create_session, signed_in, znajznak
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-if connection.vendor != "postgresql":
-    NO_POSTGRESQL = "The live fast path runs on PostgreSQL only: set DATABASE_URL to a PostgreSQL database."
-    if IN_CI:
-        pytest.fail(f"{NO_POSTGRESQL} Under CI=true these tests never skip.", pytrace=False)
-    pytest.skip(NO_POSTGRESQL, allow_module_level=True)
+
+def require_postgresql() -> None:
+    """Skip the calling module without PostgreSQL; under CI=true, fail instead."""
+    if connection.vendor != "postgresql":
+        no_postgresql = (
+            "The live fast path runs on PostgreSQL only: set DATABASE_URL to a PostgreSQL database."
+        )
+        if IN_CI:
+            pytest.fail(f"{no_postgresql} Under CI=true these tests never skip.", pytrace=False)
+        pytest.skip(no_postgresql, allow_module_level=True)
+
+
+require_postgresql()
 
 KNOWLEDGE_GOLDEN = Path(__file__).parent / "engines" / "golden" / "knowledge_basic.json"
 
