@@ -17,11 +17,12 @@ What it does:
   a player: "If the group has more than 26 people, only four cards are dealt"); one
   teacher, 300 students, each logged in once (a Django session in the database, whose
   ``sessionid`` cookie the simulated browser sends);
-* per configuration, one duel per pair of students, made as a teacher makes it:
-  ``session_create`` + two ``session_join`` + ``session_start``; one spare duel per
-  pair is ready before the clock starts, and a thread of this process makes the next
-  spare whenever a pair takes its spare (a "restart wait" is counted if a pair had to
-  wait for one);
+* per configuration, the duels of each pair of students, made as a teacher makes them:
+  ``session_create`` + two ``session_join`` + ``session_start``. ``--ready`` duels per
+  pair (24 at 30 students, fewer in proportion for more, at least 6) are made before the
+  clock starts, so that making them does not share the machine with the measured play; a
+  thread of this process makes the next one whenever a pair takes its last spare (a
+  "restart wait" is counted if a pair had to wait for one);
 * starts 1 or 2 real ASGI servers, ``daphne config.asgi:application`` on 127.0.0.1 and
   free ports, with ``DATABASE_URL``, ``REDIS_URL`` (Redis db ``--redis-db``, a database
   of its own; only keys of the channel layer's prefix are deleted, before and after)
@@ -32,7 +33,8 @@ What it does:
   ``looking`` phase it computes the common symbol from the two cards the view shows
   (``view.comparison.own/other``) and says STOP after a reaction time drawn uniformly
   from 0 to twice ``--think`` (25 ms: so a STOP race is decided by the students, not
-  by the order of the server's queue); when it said STOP first (``view.claim.player``
+  by the order of the server's queue); a newer state arriving meanwhile replaces the
+  comparison it was looking at, as on a phone's screen; when it said STOP first (``view.claim.player``
   is itself) it types the symbol's name at once, a wrong one with probability
   ``--wrong`` (0.2: students are learning the names; with only right names and
   instant players, the two players win by turns and a duel never ends). The names
@@ -781,7 +783,7 @@ async def drive(
     pairs = [Pair(k, (2 * k, 2 * k + 1)) for k in range(students // 2)]
     # Every pair has its duels ready before the clock starts (at least its first and a
     # spare), so that making them does not share the machine with the measured play.
-    ready = max(2, math.ceil(args.ready * 30 / students))
+    ready = max(6, math.ceil(args.ready * 30 / students))
     for pair in pairs:
         for _ in range(ready):
             ctx.order_duel(pair)
@@ -1148,7 +1150,7 @@ def main() -> int:
         "--ready",
         type=int,
         default=24,
-        help="duels made per pair before the clock at 30 students, fewer in proportion for more (24)",
+        help="duels per pair made before the clock at 30 students; fewer for more students, at least 6 (24)",
     )
     parser.add_argument(
         "--think", type=float, default=25, help="mean time before a STOP, ms, uniform from 0 to twice it (25)"

@@ -58,6 +58,8 @@ logger = logging.getLogger(__name__)
 #: Close codes in the private range: the page stops reconnecting on these.
 CLOSE_NOT_A_PARTICIPANT = 4403
 CLOSE_NO_SESSION = 4404
+#: Closed by the server for a passing reason (``1013``, "try again later"): the page reconnects.
+CLOSE_TRY_AGAIN = 1013
 
 
 class SessionConsumer(AsyncJsonWebsocketConsumer):
@@ -75,11 +77,14 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             return
         session_id = self.participant.session_id
         self.group = GameSession(pk=session_id).group_name
-        # In this order (``games.sockets``): in the group, in the session's set of
-        # processes, then the state read.
+        # In this order (``games.sockets``): in the group, in the session row's processes,
+        # then the state read.
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        await sockets.opened(session_id, self)
+        if not await live.present(session_id):
+            await self.close(code=CLOSE_TRY_AGAIN)  # the page opens it again
+            return
+        sockets.opened(session_id, self)
         await self.send_state()
 
     def _participant(self, session_id: int) -> Participant | None:
@@ -135,12 +140,11 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
                 await self.send_json({"type": "error", "error": error.code, "reason": str(error)})
                 return
             # The opponent first, then this socket, which the notice does not reach.
-            session_id = self.participant.session_id
             for group, notice in notices:
                 if notice.get("origin") == sockets.PROCESS:  # the fast path's (``games.sockets``)
                     await self._tell_sockets_here(notice)
-                    if not await sockets.elsewhere(session_id):
-                        continue
+                    if notice.pop("local", False):
+                        continue  # no other process holds this game
                 await self.channel_layer.group_send(group, notice)
             await self.send_payload(payload)
         else:

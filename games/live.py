@@ -230,11 +230,14 @@ async def _act_on(
             ended_at=now if ended else None,
             now=now,
         )
-        written = await _statements().write(*statement)
+        row = await _statements().write(*statement)
+        written = row is not None and row[0] == 1
         if not written or ended:
             table_forget(session.pk)  # a finished game is never played again
         if not written:
             return _MovedOn()  # the version moved on, or the statement failed
+        assert row is not None
+        alone = bool(row[1])  # no other process holds a socket of this game
         table.state = state
         session.version += 1
         if ended:
@@ -244,6 +247,8 @@ async def _act_on(
     notice = services.session_notice(version=session.version, broadcast=broadcast)
     notice["applied"] = {"player": player_id, "action": action}  # other processes' tables follow it
     notice["origin"] = sockets.PROCESS  # for this process's sockets directly (``games.sockets``)
+    if alone:
+        notice["local"] = True  # and for no one else: the consumer does not publish it
     return selectors.payload_from_broadcast(broadcast, participant.pk), [(session.group_name, notice)]
 
 
@@ -332,13 +337,14 @@ def _write_statement(
 ) -> tuple[str, list[Any]]:
     """The statement that stores version ``version + 1`` of a running session if ``version``
     is still the stored one: the state, the ``ActionRecord`` and the namings, and with
-    ``ended_at`` the end of the game, all or nothing. It returns one row (the count of
-    sessions written: 1 or 0)."""
+    ``ended_at`` the end of the game, all or nothing. It returns one row: the count of
+    sessions written (1 or 0), and whether the row names no other process than this one
+    (``live_processes``: then nobody else needs the notice, ``games.sockets``)."""
     quote = connection.ops.quote_name
     sessions, actions = GameSession._meta.db_table, ActionRecord._meta.db_table
     status = GameSession.Status.FINISHED if ended_at else GameSession.Status.RUNNING
     params: list[Any] = [state, now, status, ended_at, session_id, version]
-    params += [GameSession.Status.RUNNING]
+    params += [GameSession.Status.RUNNING, json.dumps([sockets.PROCESS])]
     params += [version, player_id, json.dumps(action), now]
     namings_sql = ""
     if namings:
@@ -361,12 +367,12 @@ def _write_statement(
             SET state = %s::jsonb, version = version + 1, updated = %s, status = %s,
                 finished_at = coalesce(%s, finished_at)
             WHERE id = %s AND version = %s AND status = %s
-            RETURNING id
+            RETURNING id, live_processes <@ %s::jsonb AS alone
         ), logged AS (
             INSERT INTO {quote(actions)} (session_id, {quote("index")}, player_id, action, created)
             SELECT id, %s, %s, %s::jsonb, %s FROM written
         ){namings_sql}
-        SELECT count(*) FROM written
+        SELECT count(*), coalesce(bool_and(alone), true) FROM written
     """
     return sql, params
 
@@ -386,21 +392,22 @@ class _Statements:
         self.opened: list[psycopg.AsyncConnection[Any]] = []
         self.freed = asyncio.Condition()
 
-    async def write(self, sql: str, params: list[Any]) -> bool:
-        """Run the statement of :func:`_write_statement`; whether it stored the version.
-        A failure (the database gone, a broken connection) counts as not stored."""
+    async def write(self, sql: str, params: list[Any]) -> tuple[Any, ...] | None:
+        """Run a statement that answers one row (:func:`_write_statement`,
+        :func:`present`) and give that row; ``None`` for a failure (the database gone, a
+        broken connection)."""
         try:
             conn = await self._take()
         except psycopg.Error:
-            return False
+            return None
         try:
             cursor = await conn.execute(sql, params)
             row = await cursor.fetchone()
         except psycopg.Error:
             await self._drop(conn)
-            return False
+            return None
         await self._give(conn)
-        return row is not None and row[0] == 1
+        return row
 
     async def _take(self) -> psycopg.AsyncConnection[Any]:
         async with self.freed:
@@ -463,6 +470,43 @@ def _connection_params() -> dict[str, Any]:
     return params
 
 
+#: Sessions whose row names this process already (a process never leaves a row).
+_present: OrderedDict[int, None] = OrderedDict()
+
+
+async def present(session_id: int) -> bool:
+    """Add this process to ``session_id``'s ``live_processes`` (``games.sockets``), as a
+    socket opens and before it reads the state; whether this process is in the row now.
+
+    Nothing to write where the fast path is off (every action is published) or where the
+    channel layer does not leave the process (the in-memory layer).
+    """
+    if not enabled() or not _layer_crosses_processes() or session_id in _present:
+        return True
+    table, me = connection.ops.quote_name(GameSession._meta.db_table), json.dumps([sockets.PROCESS])
+    row = await _statements().write(
+        f"""
+        WITH added AS (
+            UPDATE {table} SET live_processes = live_processes || %s::jsonb
+            WHERE id = %s AND NOT live_processes @> %s::jsonb
+            RETURNING id
+        )
+        SELECT count(*) FROM added
+        """,
+        [me, session_id, me],
+    )
+    if row is None:
+        return False
+    _present[session_id] = None
+    while len(_present) > TABLES_MAX * 10:
+        _present.popitem(last=False)
+    return True
+
+
+def _layer_crosses_processes() -> bool:
+    return not settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND", "").startswith("channels.layers.")
+
+
 def connections_close() -> None:
     """Close the fast path's connections of every event loop, and forget every table
     (tests: before the test database is dropped)."""
@@ -472,3 +516,4 @@ def connections_close() -> None:
     _tables.clear()
     _heard.clear()
     _reading.clear()
+    _present.clear()

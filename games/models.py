@@ -73,6 +73,10 @@ class GameSession(models.Model):
     time_up_at = models.DateTimeField(
         _("time is up at"), null=True, blank=True, help_text=_("When the game's timer runs out.")
     )
+    # The web processes that have held a socket of this game (``games.sockets``): a process
+    # adds itself before its socket reads the state, and the live fast path publishes an
+    # action only when the row it stores names another process. It never shrinks.
+    live_processes = models.JSONField(_("live processes"), default=list, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created"]

@@ -3,7 +3,8 @@ Redis only when another process holds the game too (``games.sockets``).
 
 The real ASGI application on the real Redis channel layer: a raw Redis subscriber on the
 session's group channel sees what this process publishes. "Another process" is a process
-id in the session's set in Redis, as a second web process's first socket puts it there.
+id in the session row's ``live_processes``, as a second web process's first socket puts it
+there.
 PostgreSQL only, as the fast path (``tests/games/test_live_fast_path.py``).
 """
 
@@ -15,12 +16,13 @@ from typing import Any
 
 import pytest
 import redis.asyncio
-import redis.exceptions
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 
-from games import sockets
+from games import consumers, live, sockets
 from games.engines import znajznak
+from games.models import GameSession
 from tests.games.test_live import (  # noqa: F401  (the autouse fixtures apply where imported)
     TIMEOUT,
     _database_threads_closed,
@@ -67,23 +69,21 @@ async def published(listener: Any, seconds: float = 0.5) -> list[dict[str, Any]]
 
 def play_a_stop(game: dict[str, Any], redis_layer: str, *, other_process: str | None) -> dict[str, Any]:
     """Ala says STOP on the common symbol with Olek and the teacher watching, all on this
-    process; what each socket got and what crossed Redis."""
+    process (``other_process`` named in the session row as holding a socket too); what each
+    socket got, what crossed Redis and the row's processes after."""
     session = game["session"]
+    if other_process is not None:
+        GameSession.objects.filter(pk=session.pk).update(live_processes=[other_process])
     common = znajznak.common_symbol(znajznak.state_from_dict(session.state), "p1")
     seen: dict[str, Any] = {}
 
     async def scenario() -> None:
-        client = redis.asyncio.Redis.from_url(duel_settings_url())
-        key = f"talia-live:processes:{session.pk}"
-        await client.delete(key)
-        if other_process is not None:
-            await client.sadd(key, other_process)
+        client = redis.asyncio.Redis.from_url(settings.REDIS_URL)
         listener = client.pubsub()
         await listener.subscribe(group_channel(redis_layer, session.pk))
         ala, olek, teacher = (socket(session, game[name]) for name in ("ala", "olek", "teacher"))
         for communicator in (ala, olek, teacher):
             await connected(communicator)
-        seen["members"] = await client.smembers(key)
         await published(listener, 0.2)  # whatever opening the sockets published
         await ala.send_json_to(action_message(type="stop", symbol=common))
         seen["ala"] = await state_at(ala, 1)
@@ -95,25 +95,19 @@ def play_a_stop(game: dict[str, Any], redis_layer: str, *, other_process: str | 
         for communicator in (ala, olek, teacher):
             await communicator.disconnect()
         await listener.aclose()
-        await client.delete(key)
         await client.aclose()
 
     async_to_sync(scenario)()
     seen["common"] = common
+    seen["processes"] = GameSession.objects.get(pk=session.pk).live_processes
     return seen
-
-
-def duel_settings_url() -> str:
-    from django.conf import settings
-
-    return settings.REDIS_URL
 
 
 def test_an_action_reaches_the_sockets_of_this_process_without_crossing_redis(duel, locked, redis_layer):  # noqa: F811
     seen = play_a_stop(duel, redis_layer, other_process=None)
 
     assert locked == []  # the fast path
-    assert seen["members"] == {sockets.PROCESS.encode()}  # the first socket put this process in
+    assert seen["processes"] == [sockets.PROCESS]  # added once, by the first socket
     claim = {"player": "p1", "symbol": seen["common"]}
     for name in ("ala", "olek", "teacher"):
         assert seen[name]["version"] == 1 and seen[name]["view"]["claim"] == claim
@@ -130,23 +124,37 @@ def test_with_another_process_in_the_game_each_action_is_published_and_shown_onc
     seen = play_a_stop(duel, redis_layer, other_process=other)
 
     assert locked == []
-    assert seen["members"] == {sockets.PROCESS.encode(), other.encode()}
+    assert seen["processes"] == [other, sockets.PROCESS]
     (notice,) = seen["published"]
     assert notice["type"] == "session.changed" and notice["version"] == 1
     assert notice["origin"] == sockets.PROCESS  # this process's sockets skip it: they had it
     assert notice["applied"] == {"player": "p1", "action": {"type": "stop", "symbol": seen["common"]}}
+    assert "local" not in notice
     for name in ("ala", "olek", "teacher"):
         assert seen[name]["version"] == 1
     assert seen["again"] == [True, True, True]
 
 
-def test_without_redis_to_ask_a_writer_publishes_rather_than_risk_a_lost_update(monkeypatch, settings):
-    async def failing(*args: Any, **kwargs: Any) -> Any:
-        raise redis.exceptions.ConnectionError("Redis is gone")
+def test_a_socket_whose_process_cannot_say_it_holds_the_game_is_closed_to_be_opened_again(
+    duel,  # noqa: F811
+    monkeypatch,
+):
+    """Without its process in the row, the socket would miss other processes' actions."""
 
-    monkeypatch.setattr(redis.asyncio.Redis, "smembers", failing)
+    async def failing(self: Any, sql: str, params: list[Any]) -> None:
+        return None  # as for a broken connection
 
-    async def ask() -> bool:
-        return await sockets.elsewhere(987654)
+    monkeypatch.setattr(live._Statements, "write", failing)
+    session = duel["session"]
 
-    assert async_to_sync(ask)() is True
+    async def scenario() -> dict[str, Any]:
+        ala = socket(session, duel["ala"])
+        opened, _ = await ala.connect(timeout=TIMEOUT)
+        assert opened
+        return await ala.receive_output(timeout=TIMEOUT)
+
+    closing = async_to_sync(scenario)()
+
+    assert (closing["type"], closing["code"]) == ("websocket.close", consumers.CLOSE_TRY_AGAIN)
+    assert sockets.here(session.pk) == []
+    assert GameSession.objects.get(pk=session.pk).live_processes == []
