@@ -45,6 +45,8 @@ from . import database_threads, live, selectors, services, sockets
 from .database_threads import in_database_thread
 from .models import GameSession, Participant
 
+logger = logging.getLogger(__name__)
+
 
 def database_threads_close() -> None:
     """Close every database connection the live path holds: the database threads' and the
@@ -52,8 +54,6 @@ def database_threads_close() -> None:
     database_threads.database_threads_close()
     live.connections_close()
 
-
-logger = logging.getLogger(__name__)
 
 #: Close codes in the private range: the page stops reconnecting on these.
 CLOSE_NOT_A_PARTICIPANT = 4403

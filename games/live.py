@@ -478,10 +478,11 @@ async def present(session_id: int) -> bool:
     """Add this process to ``session_id``'s ``live_processes`` (``games.sockets``), as a
     socket opens and before it reads the state; whether this process is in the row now.
 
-    Nothing to write where the fast path is off (every action is published) or where the
-    channel layer does not leave the process (the in-memory layer).
+    Nothing to write on SQLite (no fast path anywhere) or where the channel layer does not
+    leave the process (the in-memory layer). Written with ``LIVE_FAST_PATH=false`` too: other
+    processes may take the fast path.
     """
-    if not enabled() or not _layer_crosses_processes() or session_id in _present:
+    if connection.vendor != "postgresql" or not _layer_crosses_processes() or session_id in _present:
         return True
     table, me = connection.ops.quote_name(GameSession._meta.db_table), json.dumps([sockets.PROCESS])
     row = await _statements().write(
