@@ -5,7 +5,8 @@ reads the whole session (setup, state and assets: about 20 KB of JSON for a Znaj
 deck), applies the engine, stores the action, the namings and the state in one
 transaction, and builds every viewer's payload: about 7 statements and 10 ms of Python
 on a quiet machine, most of it the ORM. A WebSocket consumer playing a plain game
-(``GameSession.Kind.GAME``, PostgreSQL) goes through this module first instead:
+(``GameSession.Kind.GAME`` or a class run's duel, PostgreSQL) goes through this module
+first instead:
 
 * the process keeps a **live table** per session it plays: the session row as read at the
   start (setup, assets, timer: they do not change while a game runs), the participants
@@ -84,6 +85,8 @@ class LiveTable:
     engine: Any
     state: Any  # the engine's state at ``session.version``
     participants: list[Participant]
+    #: A class duel's lobby, whose projector lists every duel's card counts; ``None`` for a game.
+    lobby_id: int | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     #: The JSON of each top-level part of the stored state, with the value it encodes.
     encoded: dict[str, tuple[Any, str]] = field(default_factory=dict)
@@ -229,6 +232,7 @@ async def _act_on(
             rows,
             ended_at=now if ended else None,
             now=now,
+            lobby_id=table.lobby_id,
         )
         row = await _statements().write(*statement)
         written = row is not None and row[0] == 1
@@ -249,7 +253,12 @@ async def _act_on(
     notice["origin"] = sockets.PROCESS  # for this process's sockets directly (``games.sockets``)
     if alone:
         notice["local"] = True  # and for no one else: the consumer does not publish it
-    return selectors.payload_from_broadcast(broadcast, participant.pk), [(session.group_name, notice)]
+    notices = [(session.group_name, notice)]
+    if table.lobby_id is not None and row[2] is not None:
+        # A class duel also tells its lobby (as ``services._publish_on_commit`` does), at the
+        # lobby's version that the statement read: its sockets read the lobby afresh.
+        notices.append((GameSession(pk=table.lobby_id).group_name, services.session_notice(version=row[2])))
+    return selectors.payload_from_broadcast(broadcast, participant.pk), notices
 
 
 async def payload(participant: Participant) -> dict[str, Any] | None:
@@ -308,12 +317,17 @@ async def _table_read(session_id: int) -> LiveTable | None:
     return table
 
 
+#: The kinds of session the fast path plays: a game, and a duel of a class run (whose
+#: payload is a game's as long as it runs: ``selectors.session_broadcast``).
+KINDS = (GameSession.Kind.GAME, GameSession.Kind.CLASS_DUEL)
+
+
 def _table_load(session_id: int) -> LiveTable | None:
-    """Read a running plain game's table; ``None`` for anything the fast path leaves alone."""
-    # Filtered in the query: for any other session (a lobby, a class run, a practice) the
-    # answer is "none" without its JSON crossing the wire.
+    """Read a running game's table; ``None`` for anything the fast path leaves alone."""
+    # Filtered in the query: for any other session (a class lobby, a practice) the answer
+    # is "none" without its JSON crossing the wire.
     session = GameSession.objects.filter(
-        pk=session_id, kind=GameSession.Kind.GAME, status=GameSession.Status.RUNNING, state__isnull=False
+        pk=session_id, kind__in=KINDS, status=GameSession.Status.RUNNING, state__isnull=False
     ).first()
     if session is None:
         return None
@@ -321,7 +335,14 @@ def _table_load(session_id: int) -> LiveTable | None:
     state = engine.state_from_dict(session.state)
     session.state = None  # the table's engine state is the current one; the row's JSON is not kept
     participants = list(selectors.session_participants(session))
-    return LiveTable(session=session, engine=engine, state=state, participants=participants)
+    lobby_id = None
+    if session.kind == GameSession.Kind.CLASS_DUEL:
+        lobby_id = (
+            GameSession.objects.filter(class_run__duels__session=session).values_list("pk", flat=True).first()
+        )
+    return LiveTable(
+        session=session, engine=engine, state=state, participants=participants, lobby_id=lobby_id
+    )
 
 
 def _write_statement(
@@ -334,12 +355,14 @@ def _write_statement(
     *,
     ended_at: datetime | None,
     now: datetime,
+    lobby_id: int | None = None,
 ) -> tuple[str, list[Any]]:
     """The statement that stores version ``version + 1`` of a running session if ``version``
     is still the stored one: the state, the ``ActionRecord`` and the namings, and with
     ``ended_at`` the end of the game, all or nothing. It returns one row: the count of
-    sessions written (1 or 0), and whether the row names no other process than this one
-    (``live_processes``: then nobody else needs the notice, ``games.sockets``)."""
+    sessions written (1 or 0), whether the row names no other process than this one
+    (``live_processes``: then nobody else needs the notice, ``games.sockets``), and the
+    version of the class lobby ``lobby_id`` (``None`` without one)."""
     quote = connection.ops.quote_name
     sessions, actions = GameSession._meta.db_table, ActionRecord._meta.db_table
     status = GameSession.Status.FINISHED if ended_at else GameSession.Status.RUNNING
@@ -372,8 +395,11 @@ def _write_statement(
             INSERT INTO {quote(actions)} (session_id, {quote("index")}, player_id, action, created)
             SELECT id, %s, %s, %s::jsonb, %s FROM written
         ){namings_sql}
-        SELECT count(*), coalesce(bool_and(alone), true) FROM written
+        SELECT count(*), coalesce(bool_and(alone), true),
+            (SELECT lobby.version FROM {quote(sessions)} lobby WHERE lobby.id = %s::bigint)
+        FROM written
     """
+    params.append(lobby_id)
     return sql, params
 
 

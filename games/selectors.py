@@ -125,9 +125,11 @@ def session_broadcast(
     facilitator's role). It travels between server processes only; each consumer sends
     its own participant the payload :func:`payload_from_broadcast` picks
     (``session_payload``'s fields). ``None`` for the kinds of session whose payload
-    reads other rows (class runs, practice): their watchers read it afresh.
+    reads other rows (a class lobby, practice): their watchers read it afresh. A class
+    duel's is a game's while it runs (it has no ``follow`` until a later round closes it,
+    and that change is published without payloads).
     """
-    if session.kind != GameSession.Kind.GAME:
+    if session.kind not in (GameSession.Kind.GAME, GameSession.Kind.CLASS_DUEL):
         return None
     engine = engine_for(session.game)
     people: dict[str, dict[str, Any]] = {}

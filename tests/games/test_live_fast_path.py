@@ -36,6 +36,7 @@ from games.engines.base import IllegalAction
 from games.models import GameSession, NamingRecord, Participant
 from tests.conftest import IN_CI
 from tests.factories import SymbolFactory, UserFactory
+from tests.games.test_classroom import class_with
 from tests.games.test_live import (  # noqa: F401  (the autouse fixtures apply where imported)
     TIMEOUT,
     _database_threads_closed,
@@ -280,6 +281,47 @@ def test_a_stop_then_a_name_take_the_fast_path_and_store_what_the_log_replays(du
     assert naming.symbol_name == NAMES[common]["name"]
     assert naming.text == NAMES[common]["name"].upper()
     assert naming.correct is True and naming.dont_know is False
+
+
+def test_a_class_duel_takes_the_fast_path_and_its_lobby_hears_of_each_action(teacher, locked, writes):
+    """A class run's duel is a game while it runs: its actions take the fast path, and the
+    lobby's projector, which lists every duel's cards in hand, is told of each one."""
+    run, (first, second) = class_with(teacher, 2)
+    (class_duel,) = services.class_round_start(run=run, by=teacher)
+    session = class_duel.session
+    players = {p.player_id: p.user for p in session.participants.all()}
+    common = znajznak.common_symbol(state_now(session), "p1")
+    name = session.setup["names"][common]["name"]
+    sent: dict[str, Any] = {}
+    browsers = {seat: signed_in(user) for seat, user in players.items()}
+    projector_browser = signed_in(teacher)
+
+    async def scenario() -> None:
+        p1, p2 = (socket(session, browsers[seat]) for seat in ("p1", "p2"))
+        projector = socket(run.lobby, projector_browser)
+        for communicator in (p1, p2, projector):
+            await connected(communicator)
+        await p1.send_json_to(action_message(type="stop", symbol=common))
+        await state_at(p2, 1)
+        await projector.receive_json_from(timeout=TIMEOUT)  # the lobby, read afresh
+        await p1.send_json_to(action_message(type="name", text=name))
+        sent["p1"] = await state_at(p1, 2)
+        sent["p2"] = await state_at(p2, 2)
+        sent["lobby"] = await projector.receive_json_from(timeout=TIMEOUT)
+        for communicator in (p1, p2, projector):
+            await communicator.disconnect()
+
+    async_to_sync(scenario)()
+
+    assert locked == [] and writes == [True, True]
+    session = assert_stored_as_the_log_replays(session)
+    assert sent["p1"] == payload_as_stored(session, players["p1"])
+    assert sent["p2"] == payload_as_stored(session, players["p2"])
+    assert sent["p2"]["follow"] is None and sent["p2"]["class"] is None
+    counts = [player["cards_in_hand"] for player in sent["lobby"]["class"]["duels"][0]["players"]]
+    state = znajznak.state_from_dict(session.state)
+    assert counts == [len(stack) for stack in state.stacks]  # the right name gave a card away
+    assert counts != [state.cards_per_player] * 2
 
 
 def test_a_whole_duel_over_sockets_ends_on_the_fast_path_as_the_locked_service_ends_it(teacher, locked):
