@@ -76,7 +76,7 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=CLOSE_NOT_A_PARTICIPANT)
             return
         session_id = self.participant.session_id
-        self.group = GameSession(pk=session_id).group_name
+        self.group = GameSession.group_name_of(session_id)
         # In this order (``games.sockets``): in the group, in the session row's processes,
         # then the state read.
         await self.channel_layer.group_add(self.group, self.channel_name)

@@ -247,7 +247,7 @@ async def _act_on(
         if ended:
             session.status, session.finished_at = GameSession.Status.FINISHED, now
         broadcast = selectors.session_broadcast(session=session, participants=table.participants, state=state)
-    assert broadcast is not None  # a plain game always has one
+    assert broadcast is not None  # a game or a class duel always has one
     notice = services.session_notice(version=session.version, broadcast=broadcast)
     notice["applied"] = {"player": player_id, "action": action}  # other processes' tables follow it
     notice["origin"] = sockets.PROCESS  # for this process's sockets directly (``games.sockets``)
@@ -257,7 +257,7 @@ async def _act_on(
     if table.lobby_id is not None and row[2] is not None:
         # A class duel also tells its lobby (as ``services._publish_on_commit`` does), at the
         # lobby's version that the statement read: its sockets read the lobby afresh.
-        notices.append((GameSession(pk=table.lobby_id).group_name, services.session_notice(version=row[2])))
+        notices.append((GameSession.group_name_of(table.lobby_id), services.session_notice(version=row[2])))
     return selectors.payload_from_broadcast(broadcast, participant.pk), notices
 
 
@@ -317,17 +317,15 @@ async def _table_read(session_id: int) -> LiveTable | None:
     return table
 
 
-#: The kinds of session the fast path plays: a game, and a duel of a class run (whose
-#: payload is a game's as long as it runs: ``selectors.session_broadcast``).
-KINDS = (GameSession.Kind.GAME, GameSession.Kind.CLASS_DUEL)
-
-
 def _table_load(session_id: int) -> LiveTable | None:
     """Read a running game's table; ``None`` for anything the fast path leaves alone."""
     # Filtered in the query: for any other session (a class lobby, a practice) the answer
     # is "none" without its JSON crossing the wire.
     session = GameSession.objects.filter(
-        pk=session_id, kind__in=KINDS, status=GameSession.Status.RUNNING, state__isnull=False
+        pk=session_id,
+        kind__in=selectors.BROADCAST_KINDS,
+        status=GameSession.Status.RUNNING,
+        state__isnull=False,
     ).first()
     if session is None:
         return None

@@ -97,7 +97,12 @@ class GameSession(models.Model):
     @property
     def group_name(self) -> str:
         """The channel-layer group of everyone watching this session."""
-        return f"session-{self.pk}"
+        return self.group_name_of(self.pk)
+
+    @staticmethod
+    def group_name_of(session_id: int) -> str:
+        """:attr:`group_name` of the session ``session_id``, without an instance."""
+        return f"session-{session_id}"
 
     @property
     def variant_label(self) -> str:

@@ -113,6 +113,12 @@ def _payload_around(session: GameSession, participant: Participant) -> dict[str,
     }
 
 
+#: The kinds of session whose payload is the game's alone while it runs (a class duel has
+#: no ``follow`` until a later round closes it): the writer builds every viewer's payload
+#: (:func:`session_broadcast`), and the live fast path plays them (``games.live``).
+BROADCAST_KINDS = (GameSession.Kind.GAME, GameSession.Kind.CLASS_DUEL)
+
+
 def session_broadcast(
     *, session: GameSession, participants: list[Participant], state: Any
 ) -> dict[str, Any] | None:
@@ -129,7 +135,7 @@ def session_broadcast(
     duel's is a game's while it runs (it has no ``follow`` until a later round closes it,
     and that change is published without payloads).
     """
-    if session.kind not in (GameSession.Kind.GAME, GameSession.Kind.CLASS_DUEL):
+    if session.kind not in BROADCAST_KINDS:
         return None
     engine = engine_for(session.game)
     people: dict[str, dict[str, Any]] = {}

@@ -626,7 +626,7 @@ def _publish_on_commit(session: GameSession, broadcast: dict[str, Any] | None = 
     # A class duel also tells its lobby, whose projector lists every duel's card counts.
     lobby = GameSession.objects.filter(class_run__duels__session=session).values_list("pk", "version").first()
     if lobby is not None:
-        lobby_group = f"session-{lobby[0]}"
+        lobby_group = GameSession.group_name_of(lobby[0])
         transaction.on_commit(lambda: session_publish(group=lobby_group, version=lobby[1]), robust=True)
 
 

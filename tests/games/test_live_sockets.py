@@ -51,7 +51,7 @@ def redis_layer(settings: Any) -> str:
 
 
 def group_channel(prefix: str, session_id: int) -> str:
-    return f"{prefix}__group__session-{session_id}"
+    return f"{prefix}__group__{GameSession.group_name_of(session_id)}"
 
 
 async def published(listener: Any, seconds: float = 0.5) -> list[dict[str, Any]]:
