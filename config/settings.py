@@ -156,7 +156,9 @@ if REDIS_URL:
         # allows 100 connections and then fails ("Too many connections"): a process with
         # a few hundred busy sockets needs more.
         "hosts": [{"address": REDIS_URL, "socket_timeout": None, "max_connections": 1000}],
-        "prefix": "talia-live",
+        # Installations (or test runs) that share one Redis keep apart by their prefix:
+        # publish/subscribe channels are not separated by Redis's database number.
+        "prefix": env.str("LIVE_CHANNEL_PREFIX", default="talia-live"),
     }
     if LIVE_CHANNEL_LAYER == "core":
         # All sockets of a process share one Redis queue of this many messages (default
