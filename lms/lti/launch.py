@@ -60,6 +60,9 @@ HTTP_TIMEOUT = 10
 ID_MAX = 255  # the columns of sub, deployment id, course (context) id and resource link id
 URL_MAX = 200  # LtiContext's memberships and line items URLs
 LINEITEM_MAX = 1000  # AssignmentLink.lineitem_url
+# The largest login or launch form post (and so id_token) Talia reads, checked before the
+# form is parsed or the token decoded: real launches are a few kilobytes (docs/lms.md).
+LAUNCH_MAX_BYTES = 128 * 1024
 
 
 def cache() -> Any:
@@ -166,6 +169,33 @@ class ToolConfig(DjangoToolConfig):
         return Deployment().set_deployment_id(deployment_id)
 
 
+def launch_size_check(request: HttpRequest) -> None:
+    """Refuse a login or launch form post larger than ``LAUNCH_MAX_BYTES`` before it is read.
+
+    Django would parse (and PyLTI1p3 decode) up to ``DATA_UPLOAD_MAX_MEMORY_SIZE``, sized
+    for imports; no LMS sends a launch a hundredth of that.
+    """
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    if length > LAUNCH_MAX_BYTES:
+        raise _too_large()
+
+
+def _too_large() -> LaunchRefused:
+    return LaunchRefused(
+        "too_large",
+        _("The LMS sent a launch larger than any LMS sends (%(limit)d KiB at most).")
+        % {"limit": LAUNCH_MAX_BYTES // 1024},
+        status=413,
+        hint=_(
+            "Open the activity again from the LMS; if this page comes back, "
+            "its administrator checks the tool's custom parameters."
+        ),
+    )
+
+
 # --- login initiation ----------------------------------------------------------------------------
 
 
@@ -253,17 +283,32 @@ def public_key_parsed(jwk: dict[str, Any]) -> Any:
     return found
 
 
+class StateBoundStorage(DjangoCacheDataStorage):
+    """PyLTI1p3's cache storage for one launch, keyed by Talia's login state.
+
+    Over HTTPS PyLTI1p3's own storage ties its cache keys to a ``lti1p3-session-id``
+    cookie that only PyLTI1p3's OIDC login sets; Talia's login sets its state cookie
+    instead, so that storage would refuse every secure launch before any check ran. Here
+    the keys are tied to the login's state, which :func:`launch_validate` has already
+    matched against this browser's state cookie: the same binding, one cookie, and the
+    same path over HTTP and HTTPS.
+    """
+
+    def __init__(self, *, state: str) -> None:
+        super().__init__(cache_name=settings.LTI_CACHE)
+        self.set_session_id(hashlib.sha256(state.encode()).hexdigest())
+
+    def get_session_cookie_name(self) -> str | None:
+        return None  # no cookie of PyLTI1p3's own to look for: the session id is set above
+
+
 class MessageLaunch(DjangoMessageLaunch):
     """PyLTI1p3's launch with Talia's stricter checks (module docstring)."""
 
-    def __init__(self, request: HttpRequest, *, record: dict[str, Any]) -> None:
+    def __init__(self, request: HttpRequest, *, record: dict[str, Any], state: str) -> None:
         self.login_registration = LtiRegistration.objects.filter(pk=record["registration"]).first()
         self.tool_config = ToolConfig(self.login_registration)
-        super().__init__(
-            request,
-            self.tool_config,
-            launch_data_storage=DjangoCacheDataStorage(cache_name=settings.LTI_CACHE),
-        )
+        super().__init__(request, self.tool_config, launch_data_storage=StateBoundStorage(state=state))
         self._record = record
         self._http_request = request
         self._verified: dict[str, Any] = {}
@@ -300,11 +345,12 @@ class MessageLaunch(DjangoMessageLaunch):
         except LtiException as exc:
             self._validated = False
             raise _refusal_from_library(str(exc)) from exc
-        except (TypeError, ValueError, AttributeError, KeyError) as exc:
-            # A shape no check above foresaw: still a refusal, never a 500; logged to be looked at.
+        except (TypeError, ValueError, AttributeError, KeyError, jwt.PyJWTError) as exc:
+            # A shape no check above foresaw: still a refusal, never a 500; what went wrong is logged.
             self._validated = False
-            log.warning("LTI launch with an unforeseen malformed token", exc_info=True)
-            raise LaunchRefused("invalid_launch", _("The launch is not valid.")) from exc
+            raise LaunchRefused(
+                "invalid_launch", _("The launch is not valid."), detail=_exception_line(exc)
+            ) from exc
         return self
 
     def _check_format(self) -> None:
@@ -533,7 +579,11 @@ def on_this_host(url: str, request: HttpRequest) -> bool:
     """``url`` names the host this request came to (case and port aside: behind a proxy that
     ends TLS, the LMS's https://host/ reaches Django as http on another port)."""
     host, _port = split_domain_port(request.get_host())
-    return (urlsplit(url).hostname or "").lower() == host.lower()
+    try:
+        hostname = urlsplit(url).hostname
+    except ValueError:  # "http://[not-an-address/": no host at all
+        return False
+    return (hostname or "").lower() == host.lower()
 
 
 def _malformed(claim: str, expected: str) -> LaunchRefused:
@@ -657,8 +707,15 @@ _LIBRARY_REFUSALS = {
 def _refusal_from_library(message: str) -> LaunchRefused:
     code, text = _LIBRARY_REFUSALS.get(message, ("invalid_launch", gettext_lazy("The launch is not valid.")))
     return LaunchRefused(
-        code, str(text), status=401 if code in ("unknown_platform", "wrong_audience") else 400
+        code,
+        str(text),
+        status=401 if code in ("unknown_platform", "wrong_audience") else 400,
+        detail="LtiException: " + message[:200],
     )
+
+
+def _exception_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
 
 
 def launch_validate(request: HttpRequest) -> MessageLaunch:
@@ -667,6 +724,7 @@ def launch_validate(request: HttpRequest) -> MessageLaunch:
     Raises :class:`CookiesBlocked` when the browser did not send the state cookie but the
     state is known: the launch can succeed in a new window.
     """
+    launch_size_check(request)
     state = request.POST.get("state", "")
     if request.POST.get("error"):
         raise LaunchRefused(
@@ -676,6 +734,8 @@ def launch_validate(request: HttpRequest) -> MessageLaunch:
         )
     if not request.POST.get("id_token"):
         raise LaunchRefused("missing_id_token", _("The LMS sent no id_token."))
+    if len(request.POST["id_token"]) > LAUNCH_MAX_BYTES:  # a body sent without its length
+        raise _too_large()
     record = state_record(state)
     if record is None:
         raise LaunchRefused(
@@ -691,7 +751,10 @@ def launch_validate(request: HttpRequest) -> MessageLaunch:
         raise LaunchRefused(
             "state_mismatch", _("The launch does not belong to this browser's login."), status=401
         )
-    launch = MessageLaunch(request, record=record)
+    try:
+        launch = MessageLaunch(request, record=record, state=state)
+    except LtiException as exc:
+        raise _refusal_from_library(str(exc)) from exc
     launch.validate()
     cache().delete(_state_key(state))
     return launch
@@ -704,7 +767,8 @@ class CookiesBlocked(LaunchRefused):
         super().__init__(
             "cookies_blocked",
             _("Your browser blocks Talia's cookies inside the LMS page."),
-            status=200,
+            # A refusal like any other (the launch did not happen); the page offers the way on.
+            status=403,
         )
         self.login_params = record["params"]
 
