@@ -30,7 +30,9 @@ import jwt
 import requests
 from django.conf import settings
 from django.core.cache import caches
-from django.http import HttpRequest
+from django.core.exceptions import SuspiciousOperation
+from django.http import HttpRequest, QueryDict, UnreadablePostError
+from django.http.multipartparser import MultiPartParserError
 from django.http.request import split_domain_port
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -169,11 +171,13 @@ class ToolConfig(DjangoToolConfig):
         return Deployment().set_deployment_id(deployment_id)
 
 
-def launch_size_check(request: HttpRequest) -> None:
-    """Refuse a login or launch form post larger than ``LAUNCH_MAX_BYTES`` before it is read.
+def launch_form(request: HttpRequest) -> QueryDict:
+    """The parameters of a login (query or form) or launch (form), read only when small enough.
 
-    Django would parse (and PyLTI1p3 decode) up to ``DATA_UPLOAD_MAX_MEMORY_SIZE``, sized
-    for imports; no LMS sends a launch a hundredth of that.
+    A form post larger than ``LAUNCH_MAX_BYTES`` is refused before it is read: Django would
+    parse (and PyLTI1p3 decode) up to ``DATA_UPLOAD_MAX_MEMORY_SIZE``, sized for imports;
+    no LMS sends a launch a hundredth of that. A form Django cannot parse (a broken
+    multipart body, too many fields) is a refusal like any other, with Talia's page.
     """
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
@@ -181,6 +185,15 @@ def launch_size_check(request: HttpRequest) -> None:
         length = 0
     if length > LAUNCH_MAX_BYTES:
         raise _too_large()
+    try:
+        return request.GET if request.method == "GET" else request.POST
+    except (SuspiciousOperation, MultiPartParserError, UnreadablePostError) as exc:
+        raise LaunchRefused(
+            "malformed_form",
+            _("The LMS sent a form Talia cannot read."),
+            hint=_("Open the activity again from the LMS."),
+            detail=_exception_line(exc),
+        ) from exc
 
 
 def _too_large() -> LaunchRefused:
@@ -724,17 +737,17 @@ def launch_validate(request: HttpRequest) -> MessageLaunch:
     Raises :class:`CookiesBlocked` when the browser did not send the state cookie but the
     state is known: the launch can succeed in a new window.
     """
-    launch_size_check(request)
-    state = request.POST.get("state", "")
-    if request.POST.get("error"):
+    form = launch_form(request)
+    state = form.get("state", "")
+    if form.get("error"):
         raise LaunchRefused(
             "platform_error",
             _("The LMS refused the login: %(error)s")
-            % {"error": request.POST.get("error_description") or request.POST["error"]},
+            % {"error": form.get("error_description") or form["error"]},
         )
-    if not request.POST.get("id_token"):
+    if not form.get("id_token"):
         raise LaunchRefused("missing_id_token", _("The LMS sent no id_token."))
-    if len(request.POST["id_token"]) > LAUNCH_MAX_BYTES:  # a body sent without its length
+    if len(form["id_token"]) > LAUNCH_MAX_BYTES:  # a body sent without its length
         raise _too_large()
     record = state_record(state)
     if record is None:

@@ -39,7 +39,7 @@ from .launch import (
     DL_CLAIM,
     STATE_TTL,
     CookiesBlocked,
-    launch_size_check,
+    launch_form,
     launch_validate,
     login_start,
     state_cookie_name,
@@ -85,8 +85,7 @@ def refused(request: HttpRequest, error: LaunchRefused) -> HttpResponse:
 def login(request: HttpRequest) -> HttpResponse:
     """OIDC third-party login initiation: answered with a GET redirect (Moodle's Lax session cookie)."""
     try:
-        launch_size_check(request)
-        params = (request.GET if request.method == "GET" else request.POST).dict()
+        params = launch_form(request).dict()
         auth_url, state = login_start(request=request, params=params)
     except LaunchRefused as error:
         return refused(request, error)

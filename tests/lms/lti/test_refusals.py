@@ -474,6 +474,18 @@ def test_a_login_whose_target_is_not_a_url_is_refused(browser, registration, cli
     assert_refused(response, 400, "an address that is not Talia")
 
 
+def test_a_launch_form_with_too_many_fields_is_refused(browser, registration):
+    action, fields = browser.authenticate(browser.login(_pending()))
+    fields.update({f"f{n}": "" for n in range(1001)})
+    assert_refused(browser.post_launch(action, fields), 400, "a form Talia cannot read")
+
+
+@pytest.mark.parametrize("path", ["/lti/launch/", "/lti/login/"])
+def test_a_form_that_is_not_multipart_as_it_claims_is_refused(client, db, scheme, path):
+    response = client.generic("POST", path, b"id_token=x", content_type="multipart/form-data")
+    assert_refused(response, 400, "a form Talia cannot read")
+
+
 # --- how refusals are logged ---------------------------------------------------------------------
 
 
