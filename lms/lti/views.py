@@ -18,7 +18,6 @@ import jwt
 from django.contrib import messages
 from django.contrib.auth import login as auth_login
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -30,7 +29,6 @@ from lti_tool.models import LtiContext, LtiRegistration, LtiResourceLink
 
 from lms.classes.errors import ClassError
 from lms.classes.selectors import class_for_teacher
-from lms.models import Role
 
 from . import keys, registration, scores, services
 from .errors import LaunchRefused
@@ -145,113 +143,22 @@ def launch(request: HttpRequest) -> HttpResponse:
         )
     try:
         message = launch_validate(request)
+        accepted = services.launch_accept(
+            registration=message.registration, deployment=message.deployment, claims=message.claims
+        )
     except CookiesBlocked as blocked:
         refusal_log(blocked)
         login_url = request.build_absolute_uri(reverse("lti:login")) + "?" + urlencode(blocked.login_params)
         return render(request, "lms/lti/new_window.html", {"login_url": login_url}, status=blocked.status)
     except LaunchRefused as error:
         return refused(request, error)
-    deployment = message.deployment
-    reg = message.registration
-    if not deployment.is_active:
-        return refused(
-            request,
-            LaunchRefused(
-                "deployment_inactive",
-                _(
-                    "Talia is not yet switched on for this part of the LMS "
-                    "(deployment %(deployment)s of %(platform)s)."
-                )
-                % {"deployment": deployment.deployment_id, "platform": reg.name or reg.issuer},
-                status=403,
-                hint=_("Talia's administrator activates it under LMS deployments in the admin."),
-            ),
-        )
-    claims = message.claims
-    role = services.role_from_lti(list(claims.get(CLAIM + "roles") or []))
-    if role is None:
-        return refused(
-            request,
-            LaunchRefused(
-                "no_role",
-                _("Talia opens for teachers and students; your role in this course is neither."),
-                status=403,
-            ),
-        )
-    message_type = claims.get(CLAIM + "message_type")
-    if message_type not in ("LtiResourceLinkRequest", "LtiDeepLinkingRequest"):
-        return refused(
-            request,
-            LaunchRefused(
-                "unsupported_message", _("Talia does not handle this kind of LTI message."), status=400
-            ),
-        )
-    if message_type == "LtiDeepLinkingRequest" and role != Role.TEACHER:
-        return refused(
-            request, LaunchRefused("not_teacher", _("Only teachers add Talia activities."), status=403)
-        )
-    try:
-        with transaction.atomic():
-            lti_user, user = services.lti_user_sync(
-                registration=reg, sub=str(claims["sub"]), role=role, claims=claims
-            )
-            context, school_class = services.class_sync(
-                deployment=deployment, claims=claims, lti_user=lti_user, user=user, role=role
-            )
-            link = None
-            resource_link = None
-            if message_type == "LtiResourceLinkRequest":
-                resource_link, link = services.resource_link_sync(context=context, claims=claims)
-    except LaunchRefused as error:
-        return refused(request, error)
-    except ClassError as error:
-        return refused(request, LaunchRefused(error.code, str(error), status=403))
-    if not user.is_active:
-        return refused(
-            request, LaunchRefused("inactive_user", _("Your Talia account is switched off."), status=403)
-        )
-    auth_login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-    request.session[SESSION_ORIGINS] = registration_origins(reg)
-    class_link = (
-        ClassLink.objects.filter(context=context).first()
-        if role == Role.TEACHER and context.memberships_url
-        else None
-    )
-    if class_link and class_link.roster_synced_at is None:
-        from .tasks import roster_sync
-
-        transaction.on_commit(lambda: roster_sync.delay(class_link.pk))
-    data: dict[str, Any] = {
-        "user": user.pk,
-        "registration": reg.pk,
-        "deployment_id": deployment.deployment_id,
-        "context": context.pk,
-        "class": school_class.pk,
-        "message_type": message_type,
-    }
-    if message_type == "LtiDeepLinkingRequest":
-        data["deep_linking_settings"] = claims.get(DL_CLAIM + "deep_linking_settings") or {}
-        return redirect("lti:pick", key=_remember_launch(request, data))
-    if link is None:
-        if role != Role.TEACHER:
-            return refused(
-                request,
-                LaunchRefused(
-                    "not_linked",
-                    _("This activity is not set up in Talia yet."),
-                    status=409,
-                    hint=_("Your teacher opens it once and chooses the homework."),
-                ),
-            )
-        assert resource_link is not None
-        data["resource_link"] = resource_link.pk
-        data["lineitem"] = str(
-            (claims.get("https://purl.imsglobal.org/spec/lti-ags/claim/endpoint") or {}).get("lineitem") or ""
-        )
-        return redirect("lti:pick", key=_remember_launch(request, data))
-    if role == Role.TEACHER:
-        return redirect("lms:class", pk=school_class.pk)
-    return redirect("lms:homework_detail", assignment_pk=link.assignment_id)
+    auth_login(request, accepted.user, backend="django.contrib.auth.backends.ModelBackend")
+    request.session[SESSION_ORIGINS] = registration_origins(accepted.registration)
+    if accepted.pick is not None:
+        return redirect("lti:pick", key=_remember_launch(request, accepted.pick))
+    assert accepted.page is not None
+    name, kwargs = accepted.page
+    return redirect(name, **kwargs)
 
 
 # --- deep linking --------------------------------------------------------------------------------
