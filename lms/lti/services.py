@@ -23,7 +23,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from lti_tool.lti_core.constants import ContextRole
 from lti_tool.lti_core.utils import normalize_role
-from lti_tool.models import LtiContext, LtiMembership, LtiRegistration, LtiResourceLink, LtiUser
+from lti_tool.models import (
+    LtiContext,
+    LtiDeployment,
+    LtiMembership,
+    LtiRegistration,
+    LtiResourceLink,
+    LtiUser,
+)
 
 from lms.classes import services as class_services
 from lms.classes.errors import ClassError
@@ -31,7 +38,7 @@ from lms.models import Assignment, ClassMember, Role, SchoolClass, User
 from lms.services import user_create, user_set_role
 
 from .errors import LaunchRefused
-from .launch import AGS_CLAIM, CLAIM, NRPS_CLAIM
+from .launch import AGS_CLAIM, CLAIM, DL_CLAIM, NRPS_CLAIM
 from .models import AssignmentLink, ClassLink
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -53,6 +60,109 @@ def role_from_lti(roles: list[str]) -> str | None:
     if ContextRole.LEARNER in normalized:
         return Role.STUDENT
     return None
+
+
+@dataclass(frozen=True)
+class LaunchAccepted:
+    """Where a verified launch leads: the person to sign in, and either the picker's launch
+    data (``pick``: the teacher chooses what the activity opens) or a page (URL name, kwargs)."""
+
+    user: User
+    registration: LtiRegistration
+    pick: dict[str, Any] | None = None
+    page: tuple[str, dict[str, int]] | None = None
+
+
+def launch_accept(
+    *, registration: LtiRegistration, deployment: LtiDeployment, claims: dict[str, Any]
+) -> LaunchAccepted:
+    """Turn a verified launch into Talia's user, class and activity link; say where it leads.
+
+    Refused (``LaunchRefused``, nothing written) when the deployment is not switched on,
+    the role is neither teacher nor student, the message is not one Talia handles, or a
+    student deep-links. The user, class and link are written in one transaction; a
+    teacher's first launch in a course with a roster service queues the roster's reading.
+    """
+    if not deployment.is_active:
+        raise LaunchRefused(
+            "deployment_inactive",
+            _(
+                "Talia is not yet switched on for this part of the LMS "
+                "(deployment %(deployment)s of %(platform)s)."
+            )
+            % {"deployment": deployment.deployment_id, "platform": registration.name or registration.issuer},
+            status=403,
+            hint=_("Talia's administrator activates it under LMS deployments in the admin."),
+        )
+    role = role_from_lti(list(claims.get(CLAIM + "roles") or []))
+    if role is None:
+        raise LaunchRefused(
+            "no_role",
+            _("Talia opens for teachers and students; your role in this course is neither."),
+            status=403,
+        )
+    message_type = claims.get(CLAIM + "message_type")
+    if message_type not in ("LtiResourceLinkRequest", "LtiDeepLinkingRequest"):
+        raise LaunchRefused(
+            "unsupported_message", _("Talia does not handle this kind of LTI message."), status=400
+        )
+    if message_type == "LtiDeepLinkingRequest" and role != Role.TEACHER:
+        raise LaunchRefused("not_teacher", _("Only teachers add Talia activities."), status=403)
+    try:
+        with transaction.atomic():
+            lti_user, user = lti_user_sync(
+                registration=registration, sub=str(claims["sub"]), role=role, claims=claims
+            )
+            context, school_class = class_sync(
+                deployment=deployment, claims=claims, lti_user=lti_user, user=user, role=role
+            )
+            link = None
+            resource_link = None
+            if message_type == "LtiResourceLinkRequest":
+                resource_link, link = resource_link_sync(context=context, claims=claims)
+    except ClassError as error:
+        raise LaunchRefused(error.code, str(error), status=403) from error
+    if not user.is_active:
+        raise LaunchRefused("inactive_user", _("Your Talia account is switched off."), status=403)
+    if role == Role.TEACHER and context.memberships_url:
+        class_link = ClassLink.objects.filter(context=context).first()
+        if class_link and class_link.roster_synced_at is None:
+            roster_sync_queue(class_link)
+    data: dict[str, Any] = {
+        "user": user.pk,
+        "registration": registration.pk,
+        "deployment_id": deployment.deployment_id,
+        "context": context.pk,
+        "class": school_class.pk,
+        "message_type": message_type,
+    }
+    if message_type == "LtiDeepLinkingRequest":
+        data["deep_linking_settings"] = claims.get(DL_CLAIM + "deep_linking_settings") or {}
+        return LaunchAccepted(user, registration, pick=data)
+    if link is None:
+        if role != Role.TEACHER:
+            raise LaunchRefused(
+                "not_linked",
+                _("This activity is not set up in Talia yet."),
+                status=409,
+                hint=_("Your teacher opens it once and chooses the homework."),
+            )
+        assert resource_link is not None
+        data["resource_link"] = resource_link.pk
+        data["lineitem"] = str((claims.get(AGS_CLAIM) or {}).get("lineitem") or "")
+        return LaunchAccepted(user, registration, pick=data)
+    if role == Role.TEACHER:
+        return LaunchAccepted(user, registration, page=("lms:class", {"pk": school_class.pk}))
+    return LaunchAccepted(
+        user, registration, page=("lms:homework_detail", {"assignment_pk": link.assignment_id})
+    )
+
+
+def roster_sync_queue(class_link: ClassLink) -> None:
+    """Read the class's roster in the background once the launch's writes are committed."""
+    from .tasks import roster_sync  # tasks → roster → services: the task module imports this one
+
+    transaction.on_commit(lambda: roster_sync.delay(class_link.pk))
 
 
 def _upsert(model: Any, defaults: dict[str, Any], **lookup: Any) -> tuple[Any, bool]:

@@ -18,7 +18,6 @@ import jwt
 from django.contrib import messages
 from django.contrib.auth import login as auth_login
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -30,7 +29,6 @@ from lti_tool.models import LtiContext, LtiRegistration, LtiResourceLink
 
 from lms.classes.errors import ClassError
 from lms.classes.selectors import class_for_teacher
-from lms.models import Role
 
 from . import keys, registration, scores, services
 from .errors import LaunchRefused
@@ -39,6 +37,7 @@ from .launch import (
     DL_CLAIM,
     STATE_TTL,
     CookiesBlocked,
+    launch_form,
     launch_validate,
     login_start,
     state_cookie_name,
@@ -63,8 +62,14 @@ def tool_urls(request: HttpRequest) -> dict[str, str]:
     }
 
 
+def refusal_log(error: LaunchRefused) -> None:
+    """One warning line per refusal, no traceback: refusals are expected, their count is watched."""
+    detail = f" [{error.detail}]" if error.detail else ""
+    log.warning("LTI refused: %s (%s)%s", error.code, " ".join(str(error).split())[:300], detail)
+
+
 def refused(request: HttpRequest, error: LaunchRefused) -> HttpResponse:
-    log.info("LTI refused: %s (%s)", error.code, error)
+    refusal_log(error)
     status = error.status if 400 <= error.status < 500 else 400
     return render(request, "lms/lti/refused.html", {"error": error}, status=status)
 
@@ -77,8 +82,8 @@ def refused(request: HttpRequest, error: LaunchRefused) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def login(request: HttpRequest) -> HttpResponse:
     """OIDC third-party login initiation: answered with a GET redirect (Moodle's Lax session cookie)."""
-    params = (request.GET if request.method == "GET" else request.POST).dict()
     try:
+        params = launch_form(request).dict()
         auth_url, state = login_start(request=request, params=params)
     except LaunchRefused as error:
         return refused(request, error)
@@ -108,13 +113,17 @@ def _remember_launch(request: HttpRequest, data: dict[str, Any]) -> str:
 def _launch_data(request: HttpRequest, key: str) -> dict[str, Any]:
     data = (request.session.get(SESSION_LAUNCHES) or {}).get(key)
     if data is None or not request.user.is_authenticated or data.get("user") != request.user.pk:
-        raise LaunchRefused(
-            "launch_gone",
-            _("This page belongs to a launch that has ended."),
-            status=403,
-            hint=_("Open the activity again from the LMS."),
-        )
+        raise _launch_gone()
     return data
+
+
+def _launch_gone() -> LaunchRefused:
+    return LaunchRefused(
+        "launch_gone",
+        _("This page belongs to a launch that has ended."),
+        status=403,
+        hint=_("Open the activity again from the LMS."),
+    )
 
 
 @csrf_exempt
@@ -134,112 +143,22 @@ def launch(request: HttpRequest) -> HttpResponse:
         )
     try:
         message = launch_validate(request)
+        accepted = services.launch_accept(
+            registration=message.registration, deployment=message.deployment, claims=message.claims
+        )
     except CookiesBlocked as blocked:
+        refusal_log(blocked)
         login_url = request.build_absolute_uri(reverse("lti:login")) + "?" + urlencode(blocked.login_params)
-        return render(request, "lms/lti/new_window.html", {"login_url": login_url})
+        return render(request, "lms/lti/new_window.html", {"login_url": login_url}, status=blocked.status)
     except LaunchRefused as error:
         return refused(request, error)
-    deployment = message.deployment
-    reg = message.registration
-    if not deployment.is_active:
-        return refused(
-            request,
-            LaunchRefused(
-                "deployment_inactive",
-                _(
-                    "Talia is not yet switched on for this part of the LMS "
-                    "(deployment %(deployment)s of %(platform)s)."
-                )
-                % {"deployment": deployment.deployment_id, "platform": reg.name or reg.issuer},
-                status=403,
-                hint=_("Talia's administrator activates it under LMS deployments in the admin."),
-            ),
-        )
-    claims = message.claims
-    role = services.role_from_lti(list(claims.get(CLAIM + "roles") or []))
-    if role is None:
-        return refused(
-            request,
-            LaunchRefused(
-                "no_role",
-                _("Talia opens for teachers and students; your role in this course is neither."),
-                status=403,
-            ),
-        )
-    message_type = claims.get(CLAIM + "message_type")
-    if message_type not in ("LtiResourceLinkRequest", "LtiDeepLinkingRequest"):
-        return refused(
-            request,
-            LaunchRefused(
-                "unsupported_message", _("Talia does not handle this kind of LTI message."), status=400
-            ),
-        )
-    if message_type == "LtiDeepLinkingRequest" and role != Role.TEACHER:
-        return refused(
-            request, LaunchRefused("not_teacher", _("Only teachers add Talia activities."), status=403)
-        )
-    try:
-        with transaction.atomic():
-            lti_user, user = services.lti_user_sync(
-                registration=reg, sub=str(claims["sub"]), role=role, claims=claims
-            )
-            context, school_class = services.class_sync(
-                deployment=deployment, claims=claims, lti_user=lti_user, user=user, role=role
-            )
-            link = None
-            resource_link = None
-            if message_type == "LtiResourceLinkRequest":
-                resource_link, link = services.resource_link_sync(context=context, claims=claims)
-    except LaunchRefused as error:
-        return refused(request, error)
-    except ClassError as error:
-        return refused(request, LaunchRefused(error.code, str(error), status=403))
-    if not user.is_active:
-        return refused(
-            request, LaunchRefused("inactive_user", _("Your Talia account is switched off."), status=403)
-        )
-    auth_login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-    request.session[SESSION_ORIGINS] = registration_origins(reg)
-    class_link = (
-        ClassLink.objects.filter(context=context).first()
-        if role == Role.TEACHER and context.memberships_url
-        else None
-    )
-    if class_link and class_link.roster_synced_at is None:
-        from .tasks import roster_sync
-
-        transaction.on_commit(lambda: roster_sync.delay(class_link.pk))
-    data: dict[str, Any] = {
-        "user": user.pk,
-        "registration": reg.pk,
-        "deployment_id": deployment.deployment_id,
-        "context": context.pk,
-        "class": school_class.pk,
-        "message_type": message_type,
-    }
-    if message_type == "LtiDeepLinkingRequest":
-        data["deep_linking_settings"] = claims.get(DL_CLAIM + "deep_linking_settings") or {}
-        return redirect("lti:pick", key=_remember_launch(request, data))
-    if link is None:
-        if role != Role.TEACHER:
-            return refused(
-                request,
-                LaunchRefused(
-                    "not_linked",
-                    _("This activity is not set up in Talia yet."),
-                    status=409,
-                    hint=_("Your teacher opens it once and chooses the homework."),
-                ),
-            )
-        assert resource_link is not None
-        data["resource_link"] = resource_link.pk
-        data["lineitem"] = str(
-            (claims.get("https://purl.imsglobal.org/spec/lti-ags/claim/endpoint") or {}).get("lineitem") or ""
-        )
-        return redirect("lti:pick", key=_remember_launch(request, data))
-    if role == Role.TEACHER:
-        return redirect("lms:class", pk=school_class.pk)
-    return redirect("lms:homework_detail", assignment_pk=link.assignment_id)
+    auth_login(request, accepted.user, backend="django.contrib.auth.backends.ModelBackend")
+    request.session[SESSION_ORIGINS] = registration_origins(accepted.registration)
+    if accepted.pick is not None:
+        return redirect("lti:pick", key=_remember_launch(request, accepted.pick))
+    assert accepted.page is not None
+    name, kwargs = accepted.page
+    return redirect(name, **kwargs)
 
 
 # --- deep linking --------------------------------------------------------------------------------
@@ -308,8 +227,10 @@ def pick(request: HttpRequest, key: str) -> HttpResponse:
             error = str(exc)
         else:
             if data["message_type"] == "LtiDeepLinkingRequest":
-                context = LtiContext.objects.get(pk=data["context"])
-                reg = LtiRegistration.objects.get(pk=data["registration"])
+                context = LtiContext.objects.filter(pk=data["context"]).first()
+                reg = LtiRegistration.objects.filter(pk=data["registration"], is_active=True).first()
+                if context is None or reg is None:
+                    return refused(request, _launch_gone())
                 item = services.deep_link_item(
                     assignment=assignment, context=context, launch_url=tool_urls(request)["launch"]
                 )
@@ -323,7 +244,9 @@ def pick(request: HttpRequest, key: str) -> HttpResponse:
                         "assignment": assignment,
                     },
                 )
-            resource_link = LtiResourceLink.objects.get(pk=data["resource_link"])
+            resource_link = LtiResourceLink.objects.filter(pk=data["resource_link"]).first()
+            if resource_link is None:
+                return refused(request, _launch_gone())
             services.resource_link_attach(
                 resource_link=resource_link, assignment=assignment, lineitem_url=data.get("lineitem", "")
             )
