@@ -469,5 +469,4 @@ def student_erase(request: HttpRequest, pk: int, user_id: int) -> HttpResponse:
             "name": name,
             "wrong_confirmation": request.method == "POST",
         },
-        status=400 if request.method == "POST" else 200,
     )
