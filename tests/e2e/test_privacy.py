@@ -4,6 +4,7 @@ confirming with the username; axe checks the erasure page, on a phone too."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -26,7 +27,7 @@ def test_the_teacher_downloads_a_students_data_then_erases_the_student(browsing,
     page.get_by_text("Students, co-teachers, name, archive").click()
     with page.expect_download() as download:
         page.get_by_role("link", name="Data of zkowalczyk (JSON)").click()
-    data = json.loads(open(download.value.path(), encoding="utf-8").read())
+    data = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
     assert data["account"]["last_name"] == "Kowalczyk"
 
     with page.expect_navigation():
