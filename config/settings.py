@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "games.workshop",
     "games.quiz",
     "lms.progress",
+    "auditlog",  # who changed grades, imported, deleted or erased what (lms/privacy.py)
     "lti_tool",  # django-lti: LTI 1.3 registrations, deployments, keys, contexts
     "lms.lti",
 ]
@@ -80,6 +81,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "auditlog.middleware.AuditlogMiddleware",  # the signed-in person is the audit log's actor
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # After (inside) the X-Frame-Options middleware: LTI pages may be framed by the
     # registered platforms (CSP frame-ancestors); every other page stays unframeable.
@@ -324,6 +326,20 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "SCHEMA_PATH_PREFIX": r"/api/v[0-9]+",
 }
+
+# --- Audit log (django-auditlog; docs/classes.md) ---------------------------------------------
+# Changes to grades, homework, classes and imports, with who made them; erasures and data
+# exports are written by lms/privacy.py. No IP addresses: the actor is enough, and a
+# student's address is personal data the log does not need.
+AUDITLOG_INCLUDE_TRACKING_MODELS = (
+    "lms.Grade",
+    "lms.Submission",
+    "lms.Assignment",
+    "lms.SchoolClass",
+    "lms.ClassMember",
+    "content.ImportJob",
+)
+AUDITLOG_DISABLE_REMOTE_ADDR = True
 
 IMPORT_EXPORT_USE_TRANSACTIONS = True
 IMPORT_EXPORT_SKIP_ADMIN_LOG = False

@@ -1,8 +1,9 @@
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.utils.translation import gettext_lazy as _
 
-from .models import Assignment, ClassMember, Grade, SchoolClass, Submission, User
+from . import privacy
+from .models import Assignment, ClassMember, Grade, Role, SchoolClass, Submission, User
 
 
 @admin.register(User)
@@ -18,6 +19,32 @@ class UserAdmin(DjangoUserAdmin):
 
     def has_module_permission(self, request):
         return request.user.is_active and request.user.is_superuser
+
+    actions = ["export_student_data"]
+
+    def delete_model(self, request, obj):
+        """Deleting a student erases them: their name also leaves the games they played."""
+        if obj.role == Role.STUDENT:
+            privacy.student_erase(student=obj, by=request.user)
+        else:
+            super().delete_model(request, obj)
+
+    def get_deleted_objects(self, objs, request):
+        """The rows that go with a person go by design (lms.privacy), not by the admin's leave."""
+        deleted, counts, _perms_needed, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, set(), protected
+
+    def delete_queryset(self, request, queryset):
+        for user in queryset:
+            self.delete_model(request, user)
+
+    @admin.action(description=_("Download the selected student's data (JSON)"))
+    def export_student_data(self, request, queryset):
+        students = list(queryset.filter(role=Role.STUDENT)[:2])
+        if len(students) != 1:
+            self.message_user(request, _("Select exactly one student."), level=messages.ERROR)
+            return None
+        return privacy.student_data_download(student=students[0], by=request.user)
 
     def save_model(self, request, obj, form, change):
         from .services import user_set_role

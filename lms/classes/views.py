@@ -6,6 +6,8 @@ classes, homework and attempts: anything else is a 404, so nobody learns what ex
 
 from __future__ import annotations
 
+from typing import Any
+
 import segno
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -20,6 +22,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games.models import PracticeRun
+from lms import privacy
 from lms.models import Assignment, SchoolClass, Submission
 
 from . import quizzes, selectors, services, spreadsheets
@@ -417,4 +420,53 @@ def homework_detail(request: HttpRequest, assignment_pk: int) -> HttpResponse:
             "modes": PracticeRun.Mode.choices,
         },
         status=400 if error else 200,
+    )
+
+
+# --- a student's data (GDPR access and erasure; lms/privacy.py) ---------------------------------
+
+
+def _student_of_class(
+    request: HttpRequest, pk: int, user_id: int, *, erase: bool = False
+) -> tuple[SchoolClass, Any]:
+    school_class = _taught_class(request, pk)
+    if not school_class.members.filter(user_id=user_id, role="student").exists():
+        raise Http404
+    student = privacy.student_for_privacy(by=request.user, student_id=user_id, erase=erase)
+    if student is None:
+        raise Http404
+    return school_class, student
+
+
+@login_required
+@require_GET
+def student_data(request: HttpRequest, pk: int, user_id: int) -> HttpResponse:
+    """A copy of everything Talia holds about one student of the class, as a JSON download."""
+    _school_class, student = _student_of_class(request, pk, user_id)
+    return privacy.student_data_download(student=student, by=request.user)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def student_erase(request: HttpRequest, pk: int, user_id: int) -> HttpResponse:
+    """Ask, then erase one student of the class: account, answers and grades; names pseudonymised."""
+    try:
+        school_class, student = _student_of_class(request, pk, user_id, erase=True)
+    except privacy.PrivacyRefused as refusal:
+        messages.error(request, str(refusal))
+        return redirect("lms:class", pk=pk)
+    name = selectors.student_name(student)
+    if request.method == "POST" and request.POST.get("confirm") == student.get_username():
+        privacy.student_erase(student=student, by=request.user)
+        messages.success(request, _("%(name)s was erased.") % {"name": name})
+        return redirect("lms:class", pk=school_class.pk)
+    return render(
+        request,
+        "lms/student_erase.html",
+        {
+            "school_class": school_class,
+            "student": student,
+            "name": name,
+            "wrong_confirmation": request.method == "POST",
+        },
     )
