@@ -27,6 +27,12 @@ from config.live_relay import RelayChannelLayer, relay_message_read, relay_messa
 NOTICE = {"type": "session.changed", "version": 4, "broadcast": {"p1": {"hand": [1, 2]}}}
 
 
+@pytest.fixture(autouse=True)
+def _embedded_layer(settings):
+    """The embedded mode's web process: its sockets in memory (whatever this test run uses)."""
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
 def relayed(body: bytes, *, method: str = "post") -> tuple[int, list[dict[str, Any]]]:
     """Post ``body`` to the web process's endpoint; its status and what a socket of group ``session-7`` got."""
 
