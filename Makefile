@@ -26,13 +26,10 @@ setup: install var/static/staticfiles.json
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py demo_load
 
-# The web server and a Celery worker beside it, sharing a broker folder in var/.
-run: export CELERY_BROKER_URL = filesystem://
+# The web server and a Celery worker beside it, sharing a broker folder in var/; Ctrl-C
+# stops both (config/embedded.py). `make run HOST=0.0.0.0` serves phones on the network.
 run: setup
-	@echo "Talia is at http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
-	@trap 'kill 0' INT TERM EXIT; \
-	$(BIN)/celery -A config worker -B --schedule var/celerybeat-schedule --pool=threads --concurrency=2 --loglevel=warning & \
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+	@exec $(BIN)/python -m config.embedded --host $(HOST) --port $(PORT)
 
 test: install
 	$(BIN)/python -m playwright --version >/dev/null

@@ -1,7 +1,9 @@
 """The Celery app.
 
-With ``REDIS_URL`` set, tasks go to Redis and run in worker processes. Without it
-(the embedded default) tasks run in-process, eagerly, so a laptop needs no broker.
+With ``REDIS_URL`` set, tasks go to Redis and run in worker processes. ``make run`` (the
+embedded mode) sets ``CELERY_BROKER_URL=filesystem://`` and runs one worker beside the web
+server (``config.embedded``). With no broker at all (a bare ``manage.py runserver``) tasks
+run in-process, eagerly.
 """
 
 import os

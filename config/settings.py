@@ -1,7 +1,9 @@
 """Talia's settings, read from the environment (docs/deploy.md lists every variable).
 
 Without any variable set, Talia runs in its embedded mode: SQLite tuned for a web
-server, media on local disk, Celery tasks run in-process, no other service.
+server, media on local disk, no other service. `make run` (config/embedded.py) runs a
+Celery worker beside the web server with its queue in a folder; a bare `manage.py
+runserver`, with no broker at all, runs the tasks in-process.
 """
 
 from __future__ import annotations
@@ -173,6 +175,12 @@ if REDIS_URL:
             else "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": _live_layer,
         }
+    }
+elif LIVE_RELAY_URL := env.str("LIVE_RELAY_URL", default=""):
+    # The embedded mode's worker (config/embedded.py sets it): its notices are posted to the
+    # web process beside it, which holds the sockets in memory (config/live_relay.py).
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "config.live_relay.RelayChannelLayer", "CONFIG": {"url": LIVE_RELAY_URL}}
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

@@ -7,6 +7,7 @@ from django.urls import include, path, re_path
 from django.utils.translation import gettext_lazy as _
 from django.views.i18n import JavaScriptCatalog
 
+from config import live_relay
 from content import views as content_views
 from lms import views as lms_views
 
@@ -21,6 +22,8 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("healthz", lms_views.healthz, name="healthz"),
+    # The embedded mode's worker tells the web process's sockets here (config/live_relay.py).
+    path("live-relay", live_relay.live_relay_receive, name="live_relay"),
     path("admin/", admin.site.urls),
     path("api/", include("config.api_urls")),
     path("games/workshops/", include("games.workshop.urls")),

@@ -12,8 +12,8 @@ only the table (player ``None``) may make. This module keeps the time:
 * :func:`session_time_up`: applies ``{"type": "time_up"}`` through the one service that
   applies every action (``services.session_apply_action``), as the table. It is called
   by that task, and lazily by every page or poll that reads a session past its
-  deadline, so the game ends on time even where no worker runs (the embedded mode runs
-  tasks eagerly, and a task scheduled for later cannot run eagerly).
+  deadline, so the game ends on time even where no worker runs (with no broker at all,
+  tasks run eagerly, and a task scheduled for later cannot run eagerly).
 * ``services.session_apply_action`` itself checks the deadline under the row lock: an
   action that arrives after the time ran out ends the game by time instead.
 
@@ -79,8 +79,9 @@ def session_deadline_set(*, session: GameSession, now: datetime | None = None) -
 def session_time_up_schedule(*, session_id: int, at: datetime) -> None:
     """Enqueue the time-up task for ``at``, once the current transaction has committed.
 
-    In the embedded mode (tasks run eagerly, in the calling process) nothing is
-    enqueued: an eager task cannot wait, and the lazy checks end the game instead.
+    With no broker (tasks run eagerly, in the calling process) nothing is enqueued: an
+    eager task cannot wait, and the lazy checks end the game instead. ``make run`` has a
+    worker, which ends the game on time and tells the pages (``config.live_relay``).
     """
     from .tasks import session_time_up_task
 
