@@ -12,15 +12,10 @@ and so does an address that does not answer anywhere.
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -29,78 +24,16 @@ from playwright.sync_api import sync_playwright
 
 from tests.e2e.browsing import PageWatch
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS
+from tests.production.site import Production, production_from_environment
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-CHECKOUT = Path(__file__).resolve().parents[2]
 HOST = "talia.example.org"
-
-
-def env_file_read(path: Path) -> dict[str, str]:
-    """A systemd ``EnvironmentFile`` of ``KEY=value`` lines (no quoting is used in ours)."""
-    values = {}
-    for line in path.read_text().splitlines():
-        line = line.strip()
-        if line and not line.startswith("#"):
-            key, _, value = line.partition("=")
-            values[key.strip()] = value.strip()
-    return values
-
-
-@dataclass
-class Production:
-    """The running installation: its address, its CA, its environment and its logs."""
-
-    url: str
-    ca: str
-    env: dict[str, str]
-    admin_password: str
-    access_log: Path
-    logs: Path
-    _people: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-    def session(self) -> requests.Session:
-        """A client that trusts only the installation's CA."""
-        client = requests.Session()
-        client.verify = self.ca
-        # Otherwise REQUESTS_CA_BUNDLE (or CURL_CA_BUNDLE), where set, wins over ``verify``.
-        client.trust_env = False
-        return client
-
-    def manage(self, *args: str) -> str:
-        """``manage.py ARGS`` against the production database, as an operator runs it."""
-        environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", **self.env}
-        environment["HOME"] = os.environ.get("HOME", "/root")
-        done = subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=CHECKOUT,
-            env=environment,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert done.returncode == 0, f"manage.py {args[0]}: {done.stderr[-3000:]}"
-        return done.stdout
-
-    def shell(self, code: str) -> Any:
-        """Run ``code`` in ``manage.py shell``; it prints one JSON line last, returned here."""
-        out = self.manage("shell", "--no-imports", "-c", code)
-        return json.loads(out.strip().splitlines()[-1])
-
-    def access_log_lines(self, pattern: str, *, at_least: int = 1, wait: float = 15.0) -> list[str]:
-        """nginx's access-log lines that match ``pattern``, waiting for ``at_least`` of them
-        (nginx logs a WebSocket when it closes)."""
-        deadline = time.monotonic() + wait
-        while True:
-            lines = [x for x in self.access_log.read_text().splitlines() if re.search(pattern, x)]
-            if len(lines) >= at_least or time.monotonic() > deadline:
-                return lines
-            time.sleep(0.5)
 
 
 @pytest.fixture(scope="session")
 def production() -> Production:
-    url = os.environ.get("TALIA_PRODUCTION_URL", "").rstrip("/")
-    if not url:
+    site = production_from_environment()
+    if site is None:
         reason = (
             "TALIA_PRODUCTION_URL is not set: start the production topology with .ci/production-up "
             "and load its exports (. /run/talia/exports.sh)."
@@ -108,14 +41,7 @@ def production() -> Production:
         if IN_CI:
             pytest.fail(f"{reason} Under CI=true the production suite never skips.", pytrace=False)
         pytest.skip(reason)
-    site = Production(
-        url=url,
-        ca=os.environ["TALIA_PRODUCTION_CA"],
-        env=env_file_read(Path(os.environ["TALIA_PRODUCTION_ENV"])),
-        admin_password=os.environ.get("TALIA_PRODUCTION_ADMIN_PASSWORD", ""),
-        access_log=Path(os.environ.get("TALIA_PRODUCTION_ACCESS_LOG", "/var/log/nginx/talia.access.log")),
-        logs=Path(os.environ.get("TALIA_PRODUCTION_LOGS", "/var/log/talia")),
-    )
+    url = site.url
     try:
         answer = site.session().get(f"{url}/healthz", timeout=15)
     except requests.RequestException as exc:

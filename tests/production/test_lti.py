@@ -10,7 +10,6 @@ installation's CA, following the pages' auto-submitted forms as a browser's scri
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from decimal import Decimal
@@ -21,19 +20,9 @@ import requests
 
 from tests.lms.lti.platform import INSTRUCTOR, LEARNER, PendingLaunch, Person, Platform, form_of
 from tests.production.conftest import csrf_of
+from tests.production.site import lms_register
 
 pytestmark = pytest.mark.production
-
-REGISTER = """
-import json
-from lti_tool.models import LtiDeployment, LtiRegistration
-from lms.lti.keys import key_signing
-given = json.loads({given!r})
-registration = LtiRegistration.objects.create(name="Test LMS " + given["client_id"], **given["tool"])
-LtiDeployment.objects.create(registration=registration, deployment_id=given["deployment"], is_active=True)
-key_signing()
-print(json.dumps(registration.pk))
-"""
 
 # The teacher's homework template, in a Talia class of their own, from a 13-card deck.
 TEMPLATE = """
@@ -127,15 +116,7 @@ def platform(production):
     ),
 )
 def test_deep_link_then_a_students_graded_attempt_reaches_the_lms_gradebook(production, platform):
-    given = {
-        "client_id": platform.client_id,
-        "tool": platform.tool_settings,
-        "deployment": platform.deployment_id,
-    }
-    registration = production.shell(REGISTER.format(given=json.dumps(given)))
-    jwks = production.session().get(f"{production.url}/lti/jwks/", timeout=30)
-    assert jwks.status_code == 200
-    platform.tool_jwks = jwks.json()
+    registration = lms_register(production, platform)
 
     # The teacher opens the deep-linking launch: Talia makes the class and shows its picker.
     teacher = Person(sub="t-https", name="Anna Nowak", roles=[INSTRUCTOR])
