@@ -11,11 +11,14 @@ class LtiConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from django.db.models.signals import post_delete, post_save
+        from django.db.models.signals import post_delete, post_migrate, post_save
         from lti_tool.models import LtiRegistration
 
+        from .keys import key_install
         from .selectors import platform_origins_forget
 
         for name, signal in (("save", post_save), ("delete", post_delete)):
             uid = f"lti-origins-{name}"
             signal.connect(platform_origins_forget, sender=LtiRegistration, dispatch_uid=uid)
+        # A signing key from installation on, so /lti/jwks/ is never empty (docs/lms.md, Keys).
+        post_migrate.connect(key_install, sender=self, dispatch_uid="lti-key-install")

@@ -7,11 +7,15 @@ class LaunchRefused(Exception):
     """A login, launch or registration Talia will not accept.
 
     ``code`` names the check for programs and logs; ``str()`` is for people; ``status``
-    is the HTTP status of the page that explains it (always 4xx).
+    is the HTTP status of the page that explains it (always 4xx). ``detail`` goes to the
+    log only (what a library said, for whoever looks into an unforeseen refusal).
     """
 
-    def __init__(self, code: str, message: str, *, status: int = 400, hint: str = "") -> None:
+    def __init__(
+        self, code: str, message: str, *, status: int = 400, hint: str = "", detail: str = ""
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.status = status
         self.hint = hint
+        self.detail = detail

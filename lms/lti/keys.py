@@ -21,7 +21,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.serialization import load_pem_private_key
 from django.conf import settings
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 from lti_tool.models import Key
 
@@ -44,6 +44,20 @@ def key_signing() -> Key:
     """The key that signs Talia's JWTs (made on first use)."""
     key = Key.objects.active().order_by("-datetime_created", "-pk").first()
     return key if key is not None else key_rotate()
+
+
+def key_install(*, using: str = DEFAULT_DB_ALIAS, **kwargs: Any) -> None:
+    """After ``migrate``: a signing key exists from the moment Talia is installed.
+
+    An LMS fetches ``/lti/jwks/`` when it is registered and may keep the answer (Talia
+    lets it cache five minutes, some LMSs keep it longer); an empty key set then would
+    make the first deep-linking response or token request fail. Idempotent: an existing
+    key is kept (``lti_rotate_keys`` replaces it). Skipped while the key table does not
+    exist (``migrate lti_tool zero``) and for databases other than Talia's own.
+    """
+    if using != DEFAULT_DB_ALIAS or Key._meta.db_table not in connections[using].introspection.table_names():
+        return
+    key_signing()
 
 
 @transaction.atomic

@@ -30,7 +30,9 @@ import jwt
 import requests
 from django.conf import settings
 from django.core.cache import caches
-from django.http import HttpRequest
+from django.core.exceptions import SuspiciousOperation
+from django.http import HttpRequest, QueryDict, UnreadablePostError
+from django.http.multipartparser import MultiPartParserError
 from django.http.request import split_domain_port
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -60,6 +62,9 @@ HTTP_TIMEOUT = 10
 ID_MAX = 255  # the columns of sub, deployment id, course (context) id and resource link id
 URL_MAX = 200  # LtiContext's memberships and line items URLs
 LINEITEM_MAX = 1000  # AssignmentLink.lineitem_url
+# The largest login or launch form post (and so id_token) Talia reads, checked before the
+# form is parsed or the token decoded: real launches are a few kilobytes (docs/lms.md).
+LAUNCH_MAX_BYTES = 128 * 1024
 
 
 def cache() -> Any:
@@ -166,6 +171,44 @@ class ToolConfig(DjangoToolConfig):
         return Deployment().set_deployment_id(deployment_id)
 
 
+def launch_form(request: HttpRequest) -> QueryDict:
+    """The parameters of a login (query or form) or launch (form), read only when small enough.
+
+    A form post larger than ``LAUNCH_MAX_BYTES`` is refused before it is read: Django would
+    parse (and PyLTI1p3 decode) up to ``DATA_UPLOAD_MAX_MEMORY_SIZE``, sized for imports;
+    no LMS sends a launch a hundredth of that. A form Django cannot parse (a broken
+    multipart body, too many fields) is a refusal like any other, with Talia's page.
+    """
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    if length > LAUNCH_MAX_BYTES:
+        raise _too_large()
+    try:
+        return request.GET if request.method == "GET" else request.POST
+    except (SuspiciousOperation, MultiPartParserError, UnreadablePostError) as exc:
+        raise LaunchRefused(
+            "malformed_form",
+            _("The LMS sent a form Talia cannot read."),
+            hint=_("Open the activity again from the LMS."),
+            detail=_exception_line(exc),
+        ) from exc
+
+
+def _too_large() -> LaunchRefused:
+    return LaunchRefused(
+        "too_large",
+        _("The LMS sent a launch larger than any LMS sends (%(limit)d KiB at most).")
+        % {"limit": LAUNCH_MAX_BYTES // 1024},
+        status=413,
+        hint=_(
+            "Open the activity again from the LMS; if this page comes back, "
+            "its administrator checks the tool's custom parameters."
+        ),
+    )
+
+
 # --- login initiation ----------------------------------------------------------------------------
 
 
@@ -253,17 +296,32 @@ def public_key_parsed(jwk: dict[str, Any]) -> Any:
     return found
 
 
+class StateBoundStorage(DjangoCacheDataStorage):
+    """PyLTI1p3's cache storage for one launch, keyed by Talia's login state.
+
+    Over HTTPS PyLTI1p3's own storage ties its cache keys to a ``lti1p3-session-id``
+    cookie that only PyLTI1p3's OIDC login sets; Talia's login sets its state cookie
+    instead, so that storage would refuse every secure launch before any check ran. Here
+    the keys are tied to the login's state, which :func:`launch_validate` has already
+    matched against this browser's state cookie: the same binding, one cookie, and the
+    same path over HTTP and HTTPS.
+    """
+
+    def __init__(self, *, state: str) -> None:
+        super().__init__(cache_name=settings.LTI_CACHE)
+        self.set_session_id(hashlib.sha256(state.encode()).hexdigest())
+
+    def get_session_cookie_name(self) -> str | None:
+        return None  # no cookie of PyLTI1p3's own to look for: the session id is set above
+
+
 class MessageLaunch(DjangoMessageLaunch):
     """PyLTI1p3's launch with Talia's stricter checks (module docstring)."""
 
-    def __init__(self, request: HttpRequest, *, record: dict[str, Any]) -> None:
+    def __init__(self, request: HttpRequest, *, record: dict[str, Any], state: str) -> None:
         self.login_registration = LtiRegistration.objects.filter(pk=record["registration"]).first()
         self.tool_config = ToolConfig(self.login_registration)
-        super().__init__(
-            request,
-            self.tool_config,
-            launch_data_storage=DjangoCacheDataStorage(cache_name=settings.LTI_CACHE),
-        )
+        super().__init__(request, self.tool_config, launch_data_storage=StateBoundStorage(state=state))
         self._record = record
         self._http_request = request
         self._verified: dict[str, Any] = {}
@@ -300,11 +358,12 @@ class MessageLaunch(DjangoMessageLaunch):
         except LtiException as exc:
             self._validated = False
             raise _refusal_from_library(str(exc)) from exc
-        except (TypeError, ValueError, AttributeError, KeyError) as exc:
-            # A shape no check above foresaw: still a refusal, never a 500; logged to be looked at.
+        except (TypeError, ValueError, AttributeError, KeyError, jwt.PyJWTError) as exc:
+            # A shape no check above foresaw: still a refusal, never a 500; what went wrong is logged.
             self._validated = False
-            log.warning("LTI launch with an unforeseen malformed token", exc_info=True)
-            raise LaunchRefused("invalid_launch", _("The launch is not valid.")) from exc
+            raise LaunchRefused(
+                "invalid_launch", _("The launch is not valid."), detail=_exception_line(exc)
+            ) from exc
         return self
 
     def _check_format(self) -> None:
@@ -533,7 +592,11 @@ def on_this_host(url: str, request: HttpRequest) -> bool:
     """``url`` names the host this request came to (case and port aside: behind a proxy that
     ends TLS, the LMS's https://host/ reaches Django as http on another port)."""
     host, _port = split_domain_port(request.get_host())
-    return (urlsplit(url).hostname or "").lower() == host.lower()
+    try:
+        hostname = urlsplit(url).hostname
+    except ValueError:  # "http://[not-an-address/": no host at all
+        return False
+    return (hostname or "").lower() == host.lower()
 
 
 def _malformed(claim: str, expected: str) -> LaunchRefused:
@@ -657,8 +720,15 @@ _LIBRARY_REFUSALS = {
 def _refusal_from_library(message: str) -> LaunchRefused:
     code, text = _LIBRARY_REFUSALS.get(message, ("invalid_launch", gettext_lazy("The launch is not valid.")))
     return LaunchRefused(
-        code, str(text), status=401 if code in ("unknown_platform", "wrong_audience") else 400
+        code,
+        str(text),
+        status=401 if code in ("unknown_platform", "wrong_audience") else 400,
+        detail="LtiException: " + message[:200],
     )
+
+
+def _exception_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
 
 
 def launch_validate(request: HttpRequest) -> MessageLaunch:
@@ -667,15 +737,18 @@ def launch_validate(request: HttpRequest) -> MessageLaunch:
     Raises :class:`CookiesBlocked` when the browser did not send the state cookie but the
     state is known: the launch can succeed in a new window.
     """
-    state = request.POST.get("state", "")
-    if request.POST.get("error"):
+    form = launch_form(request)
+    state = form.get("state", "")
+    if form.get("error"):
         raise LaunchRefused(
             "platform_error",
             _("The LMS refused the login: %(error)s")
-            % {"error": request.POST.get("error_description") or request.POST["error"]},
+            % {"error": form.get("error_description") or form["error"]},
         )
-    if not request.POST.get("id_token"):
+    if not form.get("id_token"):
         raise LaunchRefused("missing_id_token", _("The LMS sent no id_token."))
+    if len(form["id_token"]) > LAUNCH_MAX_BYTES:  # a body sent without its length
+        raise _too_large()
     record = state_record(state)
     if record is None:
         raise LaunchRefused(
@@ -691,7 +764,10 @@ def launch_validate(request: HttpRequest) -> MessageLaunch:
         raise LaunchRefused(
             "state_mismatch", _("The launch does not belong to this browser's login."), status=401
         )
-    launch = MessageLaunch(request, record=record)
+    try:
+        launch = MessageLaunch(request, record=record, state=state)
+    except LtiException as exc:
+        raise _refusal_from_library(str(exc)) from exc
     launch.validate()
     cache().delete(_state_key(state))
     return launch
@@ -704,7 +780,8 @@ class CookiesBlocked(LaunchRefused):
         super().__init__(
             "cookies_blocked",
             _("Your browser blocks Talia's cookies inside the LMS page."),
-            status=200,
+            # A refusal like any other (the launch did not happen); the page offers the way on.
+            status=403,
         )
         self.login_params = record["params"]
 

@@ -39,6 +39,7 @@ from .launch import (
     DL_CLAIM,
     STATE_TTL,
     CookiesBlocked,
+    launch_form,
     launch_validate,
     login_start,
     state_cookie_name,
@@ -63,8 +64,14 @@ def tool_urls(request: HttpRequest) -> dict[str, str]:
     }
 
 
+def refusal_log(error: LaunchRefused) -> None:
+    """One warning line per refusal, no traceback: refusals are expected, their count is watched."""
+    detail = f" [{error.detail}]" if error.detail else ""
+    log.warning("LTI refused: %s (%s)%s", error.code, " ".join(str(error).split())[:300], detail)
+
+
 def refused(request: HttpRequest, error: LaunchRefused) -> HttpResponse:
-    log.info("LTI refused: %s (%s)", error.code, error)
+    refusal_log(error)
     status = error.status if 400 <= error.status < 500 else 400
     return render(request, "lms/lti/refused.html", {"error": error}, status=status)
 
@@ -77,8 +84,8 @@ def refused(request: HttpRequest, error: LaunchRefused) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def login(request: HttpRequest) -> HttpResponse:
     """OIDC third-party login initiation: answered with a GET redirect (Moodle's Lax session cookie)."""
-    params = (request.GET if request.method == "GET" else request.POST).dict()
     try:
+        params = launch_form(request).dict()
         auth_url, state = login_start(request=request, params=params)
     except LaunchRefused as error:
         return refused(request, error)
@@ -108,13 +115,17 @@ def _remember_launch(request: HttpRequest, data: dict[str, Any]) -> str:
 def _launch_data(request: HttpRequest, key: str) -> dict[str, Any]:
     data = (request.session.get(SESSION_LAUNCHES) or {}).get(key)
     if data is None or not request.user.is_authenticated or data.get("user") != request.user.pk:
-        raise LaunchRefused(
-            "launch_gone",
-            _("This page belongs to a launch that has ended."),
-            status=403,
-            hint=_("Open the activity again from the LMS."),
-        )
+        raise _launch_gone()
     return data
+
+
+def _launch_gone() -> LaunchRefused:
+    return LaunchRefused(
+        "launch_gone",
+        _("This page belongs to a launch that has ended."),
+        status=403,
+        hint=_("Open the activity again from the LMS."),
+    )
 
 
 @csrf_exempt
@@ -135,8 +146,9 @@ def launch(request: HttpRequest) -> HttpResponse:
     try:
         message = launch_validate(request)
     except CookiesBlocked as blocked:
+        refusal_log(blocked)
         login_url = request.build_absolute_uri(reverse("lti:login")) + "?" + urlencode(blocked.login_params)
-        return render(request, "lms/lti/new_window.html", {"login_url": login_url})
+        return render(request, "lms/lti/new_window.html", {"login_url": login_url}, status=blocked.status)
     except LaunchRefused as error:
         return refused(request, error)
     deployment = message.deployment
@@ -308,8 +320,10 @@ def pick(request: HttpRequest, key: str) -> HttpResponse:
             error = str(exc)
         else:
             if data["message_type"] == "LtiDeepLinkingRequest":
-                context = LtiContext.objects.get(pk=data["context"])
-                reg = LtiRegistration.objects.get(pk=data["registration"])
+                context = LtiContext.objects.filter(pk=data["context"]).first()
+                reg = LtiRegistration.objects.filter(pk=data["registration"], is_active=True).first()
+                if context is None or reg is None:
+                    return refused(request, _launch_gone())
                 item = services.deep_link_item(
                     assignment=assignment, context=context, launch_url=tool_urls(request)["launch"]
                 )
@@ -323,7 +337,9 @@ def pick(request: HttpRequest, key: str) -> HttpResponse:
                         "assignment": assignment,
                     },
                 )
-            resource_link = LtiResourceLink.objects.get(pk=data["resource_link"])
+            resource_link = LtiResourceLink.objects.filter(pk=data["resource_link"]).first()
+            if resource_link is None:
+                return refused(request, _launch_gone())
             services.resource_link_attach(
                 resource_link=resource_link, assignment=assignment, lineitem_url=data.get("lineitem", "")
             )

@@ -103,8 +103,10 @@ def test_blocked_cookies_page_and_refused_page(browsing, lms, live_server):
     page = browsing.new_page()
     inputs = "".join(f'<input type="hidden" name="{k}" value="{v}">' for k, v in fields.items())
     page.set_content(f'<form id="f" method="post" action="{action}">{inputs}</form>')
-    with page.expect_navigation():
+    with page.expect_navigation() as navigation:
         page.evaluate("document.getElementById('f').submit()")
+    # The launch did not happen: a refusal (403), whose page offers the way on.
+    assert navigation.value is not None and navigation.value.status == 403
     assert "Open Talia in a new window" in page.content()
     assert_accessible(page, "open in a new window")
     assert_fits_a_phone(page, "open in a new window")

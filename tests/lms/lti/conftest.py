@@ -1,4 +1,9 @@
-"""Fixtures for the LTI tests: a real platform (lti1p3platform) on 127.0.0.1, and a browser."""
+"""Fixtures for the LTI tests: a real platform (lti1p3platform) on 127.0.0.1, and a browser.
+
+Every test that talks to the platform runs twice: over plain HTTP, and over HTTPS as in
+production, where a proxy ends TLS and tells Django with ``X-Forwarded-Proto: https``
+(config/settings.py with ``HTTPS=true``).
+"""
 
 from __future__ import annotations
 
@@ -16,6 +21,55 @@ from lms.lti.keys import key_signing
 from tests.lms.lti.platform import INSTRUCTOR, LEARNER, PendingLaunch, Person, Platform, form_of
 
 TOOL = "http://testserver"
+SCHEMES = {"http": "http", "https-behind-proxy": "https"}
+
+
+def pytest_generate_tests(metafunc):
+    """Each test that launches (through ``browser``, or asking for ``scheme``) runs over HTTP and HTTPS."""
+    if "scheme" in metafunc.fixturenames:
+        metafunc.parametrize("scheme", list(SCHEMES.values()), ids=list(SCHEMES), indirect=True)
+
+
+@pytest.fixture
+def scheme(request, settings) -> str:
+    """``https``: the settings ``HTTPS=true`` gives, for a request that came through the proxy."""
+    if request.param == "https":
+        settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+        settings.SECURE_SSL_REDIRECT = True
+        settings.SESSION_COOKIE_SECURE = True
+        settings.CSRF_COOKIE_SECURE = True
+        settings.SESSION_COOKIE_SAMESITE = "None"
+        settings.CSRF_COOKIE_SAMESITE = "None"
+        settings.SESSION_COOKIE_NAME = "__Secure-sessionid"
+        settings.CSRF_COOKIE_NAME = "__Secure-csrftoken"
+    return request.param
+
+
+@pytest.fixture
+def tool(request) -> str:
+    """Talia's base URL as the LMS and the browser see it."""
+    scheme = request.getfixturevalue("scheme") if "scheme" in request.fixturenames else "http"
+    return f"{scheme}://testserver"
+
+
+def _client_for(request) -> Client:
+    """A test client; behind the proxy every request carries the proxy's headers (the
+    browser's Host, and the scheme the browser used)."""
+    if "scheme" in request.fixturenames and request.getfixturevalue("scheme") == "https":
+        return Client(HTTP_X_FORWARDED_PROTO="https", HTTP_HOST="testserver")
+    return Client()
+
+
+@pytest.fixture
+def client(request) -> Client:
+    return _client_for(request)
+
+
+@pytest.fixture
+def admin_client(request, db, admin_user) -> Client:
+    client = _client_for(request)
+    client.force_login(admin_user)
+    return client
 
 
 @pytest.fixture(autouse=True)
@@ -27,8 +81,8 @@ def lti_cache_empty(settings):
 
 
 @pytest.fixture
-def platform():
-    lms = Platform(tool_base=TOOL).start()
+def platform(tool):
+    lms = Platform(tool_base=tool).start()
     yield lms
     lms.stop()
 
@@ -79,7 +133,7 @@ class Browser:
 
 
 @pytest.fixture
-def browser(client, platform) -> Browser:
+def browser(scheme, client, platform) -> Browser:
     return Browser(client, platform)
 
 

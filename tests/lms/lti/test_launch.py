@@ -246,3 +246,22 @@ def test_an_unknown_template_is_refused_with_a_message(browser, registration, cl
     response = client.post(first["Location"], {"template": "assignment:999999"})
     assert response.status_code == 400 and b"not one of yours" in response.content
     assert not AssignmentLink.objects.exists()
+
+
+def test_the_login_state_and_session_cookies_are_secure_and_cross_site_under_https(
+    browser, registration, client, scheme, settings
+):
+    """Inside the LMS's frame the launch is a cross-site POST: under HTTPS the cookies it needs
+    are Secure and SameSite=None; over plain HTTP (development) neither can be."""
+    login = browser.login(PendingLaunch(teacher_person(), "c1", "History 3b", resource_link_id="rl-1"))
+    (state_cookie,) = [c for name, c in login.cookies.items() if name.startswith("lti-state-")]
+    launched = browser.post_launch(*browser.authenticate(login))
+    assert launched.status_code == 302
+    session_cookie = launched.cookies[settings.SESSION_COOKIE_NAME]
+    if scheme == "https":
+        assert settings.SESSION_COOKIE_NAME == "__Secure-sessionid"
+        for cookie in (state_cookie, session_cookie):
+            assert cookie["secure"] is True and cookie["samesite"] == "None"
+    else:
+        assert not state_cookie["secure"] and not session_cookie["secure"]
+    assert client.session["_auth_user_id"] == str(LtiUser.objects.get(sub="t-1").auth_user.pk)

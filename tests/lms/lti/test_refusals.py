@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 from lti_tool.models import LtiDeployment, LtiUser
 
-from lms.lti.launch import state_cookie_name
+from lms.lti.launch import LAUNCH_MAX_BYTES, state_cookie_name
 from lms.models import SchoolClass, User
 from tests.lms.lti.conftest import student_person, teacher_person
 from tests.lms.lti.platform import PendingLaunch, rsa_pem_pair
@@ -165,30 +165,30 @@ def test_the_platforms_error_answer_is_shown(browser, registration, client):
     assert_refused(response, 400, "Sign in to the LMS")
 
 
-def test_a_get_to_the_launch_url_is_refused(client, db):
+def test_a_get_to_the_launch_url_is_refused(client, db, scheme):
     assert_refused(client.get("/lti/launch/"), 405, "opened by an LMS")
 
 
-def test_unknown_issuer_at_login_is_refused(browser, registration, client):
+def test_unknown_issuer_at_login_is_refused(browser, registration, client, tool):
     response = client.get(
         "/lti/login/",
         {
             "iss": "https://unknown.example",
             "login_hint": "x",
-            "target_link_uri": "http://testserver/lti/launch/",
+            "target_link_uri": tool + "/lti/launch/",
         },
     )
     assert_refused(response, 403, "does not know this LMS")
 
 
-def test_unknown_client_id_at_login_is_refused(browser, registration, client):
+def test_unknown_client_id_at_login_is_refused(browser, registration, client, tool):
     response = client.get(
         "/lti/login/",
         {
             "iss": browser.platform.issuer,
             "client_id": "other",
             "login_hint": "x",
-            "target_link_uri": "http://testserver/lti/launch/",
+            "target_link_uri": tool + "/lti/launch/",
         },
     )
     assert_refused(response, 403, "client id other")
@@ -210,7 +210,7 @@ def test_a_login_for_a_foreign_target_is_refused(browser, registration, client):
     assert_refused(response, 400, "an address that is not Talia")
 
 
-def test_login_without_its_parameters_is_refused(client, db):
+def test_login_without_its_parameters_is_refused(client, db, scheme):
     assert_refused(client.get("/lti/login/"), 400, "without its issuer")
 
 
@@ -242,17 +242,20 @@ def test_a_student_cannot_deep_link(browser, registration):
     assert response.status_code == 403 and b"Only teachers add" in response.content
 
 
-def test_blocked_cookies_lead_to_a_new_window(browser, registration, client):
-    """Without the state cookie (third-party cookies blocked) the page offers a top-level re-launch."""
+def test_blocked_cookies_lead_to_a_new_window(browser, registration, client, tool):
+    """Without the state cookie (third-party cookies blocked) the page offers a top-level re-launch.
+
+    The launch did not happen: the page is a refusal (403) like any other, with the way on.
+    """
     action, fields = browser.authenticate(browser.login(_pending()))
     client.cookies.clear()
     response = browser.post_launch(action, fields)
-    assert response.status_code == 200
+    assert response.status_code == 403
     text = response.content.decode()
     assert "Open Talia in a new window" in text and 'target="_blank"' in text
     assert not LtiUser.objects.exists()
     # The button re-runs the login top-level, where cookies are kept: the launch succeeds.
-    link = text.split('href="http://testserver', 1)[1].split('"', 1)[0].replace("&amp;", "&")
+    link = text.split(f'href="{tool}', 1)[1].split('"', 1)[0].replace("&amp;", "&")
     again = client.get(link)
     assert again.status_code == 302 and again["Location"].startswith(browser.platform.url)
     action2, fields2 = browser.authenticate(again)
@@ -406,9 +409,9 @@ def test_a_launch_whose_target_link_is_another_host_is_refused(browser, registra
     assert_refused(response, 400, "meant for another address")
 
 
-def test_a_launch_whose_target_link_is_talias_deep_linking_page_is_accepted(browser, registration):
+def test_a_launch_whose_target_link_is_talias_deep_linking_page_is_accepted(browser, registration, tool):
     """The host decides; a platform may name either of Talia's launch pages."""
-    response = browser.launch(_pending(_set(CLAIM + "target_link_uri", "http://testserver/lti/deep-link/")))
+    response = browser.launch(_pending(_set(CLAIM + "target_link_uri", tool + "/lti/deep-link/")))
     assert response.status_code == 302
 
 
@@ -417,3 +420,87 @@ def test_a_target_link_on_talias_host_with_another_port_or_case_is_accepted(brow
     port: the host decides, not the port or its case."""
     target = "https://TESTSERVER:443/lti/launch/"
     assert browser.launch(_pending(_set(CLAIM + "target_link_uri", target))).status_code == 302
+
+
+# --- oversize launches ---------------------------------------------------------------------------
+
+
+def _pad(size):
+    def tamper(payload, headers):
+        payload[CLAIM + "custom"] = {"pad": "x" * size}
+
+    return tamper
+
+
+def test_an_oversize_signed_launch_is_refused_before_it_is_read(browser, registration, caplog):
+    """Signed by the LMS and valid in every other way, but larger than any LMS sends."""
+    response = browser.launch(_pending(_pad(LAUNCH_MAX_BYTES)))
+    assert_refused(response, 413, "larger than any LMS sends")
+    assert "_auth_user_id" not in browser.client.session
+    refusals = [r for r in caplog.records if r.name == "lms.lti.views"]
+    assert [r.getMessage().split(" (")[0] for r in refusals] == ["LTI refused: too_large"]
+    assert refusals[0].levelname == "WARNING" and refusals[0].exc_info is None
+
+
+def test_a_launch_just_under_the_size_cap_is_accepted(browser, registration):
+    """The cap leaves room for a launch carrying far more custom data than a real one."""
+    assert browser.launch(_pending(_pad(LAUNCH_MAX_BYTES // 2))).status_code == 302
+
+
+def test_an_oversize_form_around_a_small_id_token_is_refused(browser, registration):
+    action, fields = browser.authenticate(browser.login(_pending()))
+    fields["padding"] = "x" * LAUNCH_MAX_BYTES
+    assert_refused(browser.post_launch(action, fields), 413, "larger than any LMS sends")
+
+
+def test_an_oversize_login_post_is_refused(browser, registration, client, tool):
+    response = client.post(
+        "/lti/login/",
+        {
+            "iss": browser.platform.issuer,
+            "login_hint": "x",
+            "target_link_uri": tool + "/lti/launch/",
+            "lti_message_hint": "x" * LAUNCH_MAX_BYTES,
+        },
+    )
+    assert_refused(response, 413, "larger than any LMS sends")
+
+
+def test_a_login_whose_target_is_not_a_url_is_refused(browser, registration, client):
+    response = client.get(
+        "/lti/login/",
+        {"iss": browser.platform.issuer, "login_hint": "x", "target_link_uri": "http://[testserver/lti/"},
+    )
+    assert_refused(response, 400, "an address that is not Talia")
+
+
+def test_a_launch_form_with_too_many_fields_is_refused(browser, registration):
+    action, fields = browser.authenticate(browser.login(_pending()))
+    fields.update({f"f{n}": "" for n in range(1001)})
+    assert_refused(browser.post_launch(action, fields), 400, "a form Talia cannot read")
+
+
+@pytest.mark.parametrize("path", ["/lti/launch/", "/lti/login/"])
+def test_a_form_that_is_not_multipart_as_it_claims_is_refused(client, db, scheme, path):
+    response = client.generic("POST", path, b"id_token=x", content_type="multipart/form-data")
+    assert_refused(response, 400, "a form Talia cannot read")
+
+
+# --- how refusals are logged ---------------------------------------------------------------------
+
+
+def test_every_refusal_is_one_warning_line_without_a_traceback(browser, registration, client, caplog):
+    browser.launch(_pending(_header("kid", "no-such-key")))
+    client.post("/lti/launch/", {"error": "x", "error_description": "two\nlines", "state": "s"})
+    action, fields = browser.authenticate(browser.login(_pending()))
+    fields["id_token"] = ".".join([_b64({"alg": "RS256", "kid": "x"}), "%%%", "sig"])
+    browser.post_launch(action, fields)
+    refusals = [r for r in caplog.records if r.name.startswith("lms.lti") and r.levelname != "DEBUG"]
+    assert [r.getMessage().split(" (")[0] for r in refusals] == [
+        "LTI refused: unknown_kid",
+        "LTI refused: platform_error",
+        "LTI refused: invalid_launch",
+    ]
+    for record in refusals:
+        assert record.levelname == "WARNING" and record.exc_info is None
+        assert "\n" not in record.getMessage()

@@ -14,7 +14,7 @@ from lti_tool.models import Key, LtiDeployment, LtiRegistration
 from lms.lti import keys
 from lms.lti.registration import invitation_token
 from tests.factories import AdminFactory
-from tests.lms.lti.conftest import TOOL, register, teacher_person
+from tests.lms.lti.conftest import register, teacher_person
 from tests.lms.lti.platform import PendingLaunch, Platform
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +30,7 @@ def _register_url(admin, platform, token="registration-token"):
     return f"/lti/register/{invitation_token(by=admin)}/?{query}"
 
 
-def test_dynamic_registration_stores_the_platform_and_its_deployment(client, platform, browser):
+def test_dynamic_registration_stores_the_platform_and_its_deployment(client, platform, browser, tool):
     admin = AdminFactory()
     response = client.get(_register_url(admin, platform))
     assert response.status_code == 200, response.content[:500]
@@ -43,9 +43,9 @@ def test_dynamic_registration_stores_the_platform_and_its_deployment(client, pla
     )
     assert LtiDeployment.objects.get().is_active
     sent = platform.registrations[-1]
-    assert sent["initiate_login_uri"] == TOOL + "/lti/login/"
-    assert sent["jwks_uri"] == TOOL + "/lti/jwks/"
-    assert TOOL + "/lti/launch/" in sent["redirect_uris"]
+    assert sent["initiate_login_uri"] == tool + "/lti/login/"
+    assert sent["jwks_uri"] == tool + "/lti/jwks/"
+    assert tool + "/lti/launch/" in sent["redirect_uris"]
     messages = sent["https://purl.imsglobal.org/spec/lti-tool-configuration"]["messages"]
     assert {m["type"] for m in messages} == {"LtiResourceLinkRequest", "LtiDeepLinkingRequest"}
     # The registered platform launches straight away.
@@ -112,10 +112,10 @@ def test_dynamic_registration_with_a_foreign_issuer_is_refused(client, platform)
     assert response.status_code == 424 and b"issuer other than its own" in response.content
 
 
-def test_two_platforms_with_one_issuer_are_told_apart_by_client_id(db, client):
+def test_two_platforms_with_one_issuer_are_told_apart_by_client_id(db, client, scheme, tool):
     """Canvas: every hosted Canvas shares one issuer; the client id decides."""
-    first = Platform(tool_base=TOOL).start()
-    second = Platform(tool_base=TOOL).start()
+    first = Platform(tool_base=tool).start()
+    second = Platform(tool_base=tool).start()
     try:
         second.issuer = first.issuer
         second.url = first.url  # same issuer and endpoints' host; different client and keys
@@ -138,15 +138,15 @@ def test_two_platforms_with_one_issuer_are_told_apart_by_client_id(db, client):
         second.stop()
 
 
-def test_the_admin_shows_talias_urls_for_manual_registration(admin_client, registration):
+def test_the_admin_shows_talias_urls_for_manual_registration(admin_client, registration, tool):
     page = admin_client.get(f"/admin/lti_tool/ltiregistration/{registration.pk}/change/").content.decode()
     for path in ("/lti/login/", "/lti/launch/", "/lti/deep-link/", "/lti/jwks/", "/lti/register/"):
-        assert "http://testserver" + path in page
+        assert tool + path in page
 
 
-def test_manual_registration_in_the_admin(admin_client, platform):
+def test_manual_registration_in_the_admin(admin_client, platform, tool):
     add_page = admin_client.get("/admin/lti_tool/ltiregistration/add/")
-    assert add_page.status_code == 200 and "http://testserver/lti/login/" in add_page.content.decode()
+    assert add_page.status_code == 200 and tool + "/lti/login/" in add_page.content.decode()
     data = {
         "name": "Moodle",
         **platform.tool_settings,
