@@ -106,15 +106,6 @@ def platform(production):
     lms.stop()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason=(
-        "Over https the launch post answers 500: POST /lti/deep-link/ raises "
-        "pylti1p3.exception.LtiException: Missing %s cookie session-id "
-        "(PyLTI1p3 does not find the session cookie set at the login initiation)."
-    ),
-)
 def test_deep_link_then_a_students_graded_attempt_reaches_the_lms_gradebook(production, platform):
     registration = lms_register(production, platform)
 
