@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 
-from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404
@@ -29,12 +28,10 @@ def symbol_picture_url(symbol: Symbol) -> str:
 @require_GET
 def symbol_picture(request: HttpRequest, pk: int) -> HttpResponseBase:
     """A symbol's picture as uploaded, for those who may see the symbol in the admin
-    (``content_visible_to``); everyone else gets a 404, anonymous users the login page.
+    (``content_visible_to``); everyone else, anonymous users included, gets a 404.
 
     Players never come here: they get the wordless copy from their game or quiz.
     """
-    if not request.user.is_authenticated:
-        return redirect_to_login(request.get_full_path())
     symbol = get_object_or_404(content_visible_to(request.user, Symbol.objects.all()), pk=pk)
     if not symbol.picture:
         raise Http404("No picture.")
