@@ -156,7 +156,8 @@ def svg_for_players(data: bytes) -> bytes:
     _clean, root = _sanitise(data)
     _drop_telling_elements(root)
     _rename_ids(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    played: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return played
 
 
 # Elements whose only purpose, or whose only content, is words.
