@@ -4,11 +4,13 @@ PRIVATE_MEDIA_PREFIX is set."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from django.core.files.base import ContentFile
-from django.core.files.storage import default_storage
+from django.core.files.storage import FileSystemStorage, default_storage
 from django.test import Client
 from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
@@ -221,3 +223,33 @@ def test_without_the_prefix_django_streams_the_file(deck, teacher, settings):
     response = client_for(teacher).get(reverse("decks:deck_download", args=[deck.pk, "deck.json"]))
     assert response.streaming and not response.has_header("X-Accel-Redirect")
     assert body(response)
+
+
+class _BucketLike(FileSystemStorage):
+    """A storage with no local paths whose URLs are signed, as a bucket's are (the branch
+    ``file_response`` takes for S3; it proves that branch, not django-storages itself)."""
+
+    def path(self, name: str) -> str:
+        raise NotImplementedError
+
+    def exists(self, name: str) -> bool:
+        return Path(super().path(name)).exists()
+
+    def url(self, name: str | None, parameters: dict[str, str] | None = None) -> str:
+        query = urlencode({"signature": "x", **(parameters or {})})
+        return f"https://bucket.example/{name}?{query}"
+
+
+def test_from_a_bucket_downloads_redirect_to_a_signed_url_only_after_the_check(
+    deck, teacher, other_teacher, settings
+):
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {"BACKEND": f"{__name__}._BucketLike", "OPTIONS": {"location": str(settings.MEDIA_ROOT)}},
+    }
+    url = reverse("decks:deck_download", args=[deck.pk, "deck.json"])
+    assert client_for(other_teacher).get(url).status_code == 404
+    response = client_for(teacher).get(url)
+    assert response.status_code == 302
+    assert response["Location"].startswith(f"https://bucket.example/{deck.files['deck.json']}?signature=")
+    assert "ResponseContentDisposition=attachment" in response["Location"]
