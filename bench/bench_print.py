@@ -228,7 +228,7 @@ def main() -> None:
             if kind == "svg":
                 path = work / f"{key}.svg"
                 if not path.exists():
-                    path.write_bytes(sanitise_svg(placeholder_svg(i, name)))
+                    path.write_bytes(sanitise_svg(placeholder_svg(i)))
             else:
                 path = work / f"{key}.png"
                 if not path.exists():

@@ -269,8 +269,10 @@ if AWS_STORAGE_BUCKET_NAME:
     AWS_QUERYSTRING_AUTH = True
     AWS_DEFAULT_ACL = None
     AWS_S3_FILE_OVERWRITE = False  # never replace another row's picture of the same name
-# Local media is served by Talia itself unless a proxy or S3 does it.
-SERVE_MEDIA = env.bool("SERVE_MEDIA", default=not AWS_STORAGE_BUCKET_NAME)
+# Media is private: no URL serves it as such. Views that check who asks answer each file;
+# with this prefix set (for example "/_private/") they leave sending the bytes to the proxy
+# through X-Accel-Redirect to an internal location aliased to MEDIA_ROOT (docs/deploy.md).
+PRIVATE_MEDIA_PREFIX = env.str("PRIVATE_MEDIA_PREFIX", default="")
 WHITENOISE_USE_FINDERS = DEBUG
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024

@@ -1,14 +1,12 @@
 """Talia's URLs: site pages, the admin, the versioned API and its docs."""
 
-from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path, re_path
+from django.urls import include, path
 from django.utils.translation import gettext_lazy as _
 from django.views.i18n import JavaScriptCatalog
 
 from config import live_relay
-from content import views as content_views
 from lms import views as lms_views
 
 admin.site.site_header = "Talia"
@@ -35,8 +33,3 @@ urlpatterns = [
     path("classes/", include("lms.urls")),
     path("progress/", include("lms.progress.urls")),
 ]
-
-if settings.SERVE_MEDIA:
-    urlpatterns += [
-        re_path(r"^media/(?P<path>.*)$", content_views.media_serve, name="media"),
-    ]

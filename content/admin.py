@@ -51,6 +51,7 @@ from .models import (
     Theme,
 )
 from .permissions import can_change, can_delete, content_editable_by, content_visible_to
+from .views import symbol_picture_url
 
 
 class AuthoredAdmin(admin.ModelAdmin):
@@ -186,11 +187,32 @@ class TagAdmin(admin.ModelAdmin):
 # --- Symbols ----------------------------------------------------------------------------------
 
 
+class _StoredPicture:
+    """What the file input shows of the current picture: a link through the author's view
+    (media has no public URL) and a plain label instead of the random stored name."""
+
+    def __init__(self, symbol: Symbol) -> None:
+        self.url = symbol_picture_url(symbol)
+
+    def __str__(self) -> str:
+        return str(_("current picture"))
+
+
+class PrivatePictureInput(forms.ClearableFileInput):
+    def get_context(self, name: str, value: Any, attrs: Any) -> dict[str, Any]:
+        context = super().get_context(name, value, attrs)
+        symbol = getattr(value, "instance", None)
+        if self.is_initial(value) and isinstance(symbol, Symbol) and symbol.pk:
+            context["widget"]["value"] = _StoredPicture(symbol)
+        return context
+
+
 class SymbolForm(forms.ModelForm):
     class Meta:
         model = Symbol
         fields = "__all__"  # noqa: DJ007 -- the fieldsets choose what is shown
         widgets = {
+            "picture": PrivatePictureInput,
             "periods": forms.CheckboxSelectMultiple,
             "alternative_names": forms.Textarea(attrs={"rows": 3}),
             "description": forms.Textarea(attrs={"rows": 2}),
@@ -252,7 +274,7 @@ class SymbolAdmin(ImportExportLinksMixin, AuthoredAdmin):
             return "—"
         return format_html(
             '<img src="{}" alt="{}" class="talia-thumb" width="48" height="48" loading="lazy">',
-            obj.picture.url,
+            symbol_picture_url(obj),
             obj.name,
         )
 
@@ -262,7 +284,7 @@ class SymbolAdmin(ImportExportLinksMixin, AuthoredAdmin):
             return "—"
         return format_html(
             '<img src="{}" alt="{}" width="160" height="160" style="object-fit:contain">',
-            obj.picture.url,
+            symbol_picture_url(obj),
             obj.name,
         )
 

@@ -7,7 +7,8 @@ A deck is made in two steps:
 1. :func:`deck_create` checks the options (every problem comes back at once, as a
    ``ValidationError`` keyed by option, and then nothing is stored), takes the
    **snapshot** of the symbol set - every member's number, texts, periods and a copy
-   of its picture under ``decks/<id>/pictures/`` - and queues the build on commit.
+   of its picture in the deck's keyed folder (``media.private_folder``) - and queues
+   the build on commit.
    The build reads only the snapshot, so editing a symbol later never changes a
    deck that was already made (DESIGN.md, Data flow 1).
 2. :func:`deck_build` (in a Celery task) turns the snapshot into the **plan** with
@@ -61,6 +62,7 @@ from .decks import (
     projective_plane,
     split_into_sets,
 )
+from .media import private_folder
 from .models import (
     LANGUAGES,
     ActivityCard,
@@ -496,7 +498,7 @@ def _snapshot(deck: Deck, symbol_set: SymbolSet, members: list[Symbol], copied: 
             ) from error
         fmt = _picture_format(symbol.picture.name, data)
         ext = ".jpg" if fmt == "jpeg" else f".{fmt}"
-        name = _store(f"decks/{deck.pk}/pictures/{_code(symbol.number)}{ext}", data)
+        name = _store(f"{private_folder('decks', deck.pk)}/pictures/{_code(symbol.number)}{ext}", data)
         copied.append(name)
         symbols.append(
             {
@@ -786,12 +788,14 @@ def _render_deck(deck: Deck, plan: Mapping[str, Any], progress: _Progress) -> di
         # 10-100 %: the game cards and the auxiliary cards, by their number.
         split = 10 + 90 * len(cards) / max(1, len(cards) + len(symbols))
         game = render.render_game_cards(cards, symbols, periods, options, progress=progress.stage(10, split))
-        files = {"game-cards.pdf": _store(f"decks/{deck.pk}/game-cards.pdf", game)}
+        files = {"game-cards.pdf": _store(f"{private_folder('decks', deck.pk)}/game-cards.pdf", game)}
         progress.set(split)
         auxiliary = render.render_auxiliary_cards(
             symbols, periods, options, progress=progress.stage(split, 100)
         )
-        files["auxiliary-cards.pdf"] = _store(f"decks/{deck.pk}/auxiliary-cards.pdf", auxiliary)
+        files["auxiliary-cards.pdf"] = _store(
+            f"{private_folder('decks', deck.pk)}/auxiliary-cards.pdf", auxiliary
+        )
     return files
 
 
@@ -814,7 +818,7 @@ def deck_build(*, deck: Deck) -> Deck:
         progress.set(1)
         plan = deck_plan(snapshot=deck.snapshot, options=deck.options, seed=deck.seed)
         Deck.objects.filter(pk=deck.pk).update(plan=plan, updated=timezone.now())
-        files = {"deck.json": _store(f"decks/{deck.pk}/deck.json", _deck_json(deck, plan))}
+        files = {"deck.json": _store(f"{private_folder('decks', deck.pk)}/deck.json", _deck_json(deck, plan))}
         progress.set(10)
         if deck.options.get("render", True):
             files.update(_render_deck(deck, plan, progress))
@@ -1062,7 +1066,7 @@ def print_job_run(*, job: PrintJob) -> PrintJob:
         progress.set(5)
         if job.options.get("render", True):
             name = PRINT_FILES[PrintJob.Kind(job.kind)]
-            files[name] = _store(f"prints/{job.pk}/{name}", _render_job(job, progress))
+            files[name] = _store(f"{private_folder('prints', job.pk)}/{name}", _render_job(job, progress))
     except Exception as error:
         logger.warning("Print job %s failed", job.pk, exc_info=True)
         _fail(PrintJob, job.pk, _teacher_message(error, what="PDF"))

@@ -17,9 +17,9 @@ from django.contrib import admin
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.files.storage import default_storage
 from django.db.models import Count, QuerySet
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -30,6 +30,7 @@ from django.views.decorators.http import require_GET
 
 from . import building
 from .decks import deck_options
+from .media import file_response
 from .models import LANGUAGES, BuildState, Deck, PrintJob, SymbolSet, Tag
 from .permissions import content_visible_to
 
@@ -349,17 +350,16 @@ def deck_status(request: HttpRequest, pk: int) -> JsonResponse:
     return _status(_own(request, Deck.objects.all(), pk))
 
 
-def _file(obj: Any, name: str, prefix: str) -> FileResponse:
+def _file(obj: Any, name: str, prefix: str) -> HttpResponseBase:
     path = (obj.files or {}).get(name)
-    if not path or not default_storage.exists(path):
+    if not path:
         raise Http404("No such file.")
-    filename = f"{prefix}-{name}"
-    return FileResponse(default_storage.open(path, "rb"), as_attachment=True, filename=filename)
+    return file_response(path, download_name=f"{prefix}-{name}")
 
 
 @author_required
 @require_GET
-def deck_download(request: HttpRequest, pk: int, name: str) -> FileResponse:
+def deck_download(request: HttpRequest, pk: int, name: str) -> HttpResponseBase:
     deck = _own(request, Deck.objects.all(), pk)
     return _file(deck, name, slugify(deck.name)[:60] or f"deck-{deck.pk}")
 
@@ -510,6 +510,6 @@ def print_status(request: HttpRequest, pk: int) -> JsonResponse:
 
 @author_required
 @require_GET
-def print_download(request: HttpRequest, pk: int, name: str) -> FileResponse:
+def print_download(request: HttpRequest, pk: int, name: str) -> HttpResponseBase:
     job = _own(request, PrintJob.objects.all(), pk)
     return _file(job, name, f"talia-print-{job.pk}")

@@ -19,6 +19,7 @@ from games.engines.base import InvalidSetup
 from games.engines.knowledge_board import board_from_dict
 
 from .answers import AnswerError, answer_format, answer_validate
+from .media import random_name
 from .validators import validate_picture_file
 
 LANGUAGES = [("pl", _("Polish")), ("en", _("English")), ("cs", _("Czech")), ("de", _("German"))]
@@ -143,7 +144,13 @@ class Collection(models.Model):
 
 
 def symbol_picture_path(instance: Symbol, filename: str) -> str:
-    return f"symbols/{instance.collection.slug}/{filename}"
+    """A random name: the uploaded file's name is often the symbol's (media is private too)."""
+    return random_name("symbols", filename)
+
+
+def import_file_path(instance: ImportJob, filename: str) -> str:
+    """A random name for an uploaded table or ZIP of pictures (they hold the answers)."""
+    return random_name("imports", filename)
 
 
 class Symbol(AuthoredContent):
@@ -570,8 +577,8 @@ class ImportJob(models.Model):
         on_delete=models.CASCADE,
         related_name="+",
     )
-    data_file = models.FileField(_("table (CSV or XLSX)"), upload_to="imports/%Y/%m/")
-    pictures_zip = models.FileField(_("pictures (ZIP)"), upload_to="imports/%Y/%m/", blank=True)
+    data_file = models.FileField(_("table (CSV or XLSX)"), upload_to=import_file_path)
+    pictures_zip = models.FileField(_("pictures (ZIP)"), upload_to=import_file_path, blank=True)
     state = models.CharField(_("state"), max_length=12, choices=State.choices, default=State.CHECKING)
     progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
     total_rows = models.PositiveIntegerField(_("rows"), default=0)

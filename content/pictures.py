@@ -45,6 +45,7 @@ __all__ = [
     "PictureError",
     "check_picture",
     "sanitise_svg",
+    "svg_for_players",
 ]
 
 ALLOWED_FORMATS = ("png", "jpeg", "webp", "svg")
@@ -129,6 +130,70 @@ def sanitise_svg(data: bytes) -> bytes:
     _check_byte_size(len(data))
     clean, _root = _sanitise(data)
     return clean
+
+
+def svg_for_players(data: bytes) -> bytes:
+    """The copy of a stored SVG that players and quiz-takers receive: it draws the same
+    shapes and says nothing about what it shows.
+
+    On top of :func:`sanitise_svg` (run again: files stored under older rules get the
+    current ones), it drops ``<title>``, ``<desc>`` and every ``<text>`` with its
+    ``<tspan>`` (the demo pictures named their symbol in ``<title>``; lettering in a
+    picture turns naming it into reading it), and renames every ``id`` to an opaque one
+    (``i1``, ``i2``, … in document order; an id such as ``jozef-pilsudski-sash`` names the
+    subject), rewriting ``href="#…"`` and ``url(#…)`` to match so gradients, clips and
+    ``<use>`` still work. ``<metadata>``, ``aria-*`` and other attributes outside the
+    allowlist never survive the sanitiser. A picture that was only lettering comes out
+    blank rather than readable.
+
+    >>> svg = svg_for_players(b'<svg xmlns="http://www.w3.org/2000/svg"><title>Kotwica</title>'
+    ...                       b'<rect id="kotwica" width="1" height="1"/></svg>')
+    >>> svg.decode().splitlines()[1]
+    '<svg xmlns="http://www.w3.org/2000/svg"><rect id="i1" width="1" height="1" /></svg>'
+    """
+    data = bytes(data)
+    _check_byte_size(len(data))
+    _clean, root = _sanitise(data)
+    _drop_telling_elements(root)
+    _rename_ids(root)
+    played: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return played
+
+
+# Elements whose only purpose, or whose only content, is words.
+_TELLING_ELEMENTS = frozenset({"title", "desc", "text", "tspan", "metadata"})
+_URL_REFERENCE = re.compile(r"""url\(\s*(["']?)#([\w.-]+)\1\s*\)""")
+
+
+def _drop_telling_elements(parent: ET.Element) -> None:
+    for child in list(parent):
+        if child.tag in _TELLING_ELEMENTS:
+            parent.remove(child)  # its tail is whitespace outside a text container
+        else:
+            _drop_telling_elements(child)
+    if parent.tag not in _TEXT_CONTAINERS:
+        parent.text = None
+
+
+def _rename_ids(root: ET.Element) -> None:
+    renamed: dict[str, str] = {}
+
+    def opaque(identifier: str) -> str:
+        if identifier not in renamed:
+            renamed[identifier] = f"i{len(renamed) + 1}"
+        return renamed[identifier]
+
+    def in_value(value: str) -> str:
+        return _URL_REFERENCE.sub(lambda m: f"url(#{opaque(m.group(2))})", value)
+
+    for element in root.iter():
+        for name, value in list(element.attrib.items()):
+            if name == "id":
+                element.set(name, opaque(value))
+            elif name == "href" and value.startswith("#"):
+                element.set(name, "#" + opaque(value[1:]))
+            elif "url(" in value:
+                element.set(name, in_value(value))
 
 
 # ---------------------------------------------------------------------------

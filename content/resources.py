@@ -93,6 +93,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import PurePath
 from typing import IO, Any, ClassVar
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
@@ -1026,7 +1027,9 @@ def content_export(
                 for symbol in queryset:
                     if not symbol.picture:
                         continue
-                    path = f"pictures/{symbol.picture.name.removeprefix('symbols/')}"
+                    # By collection and number: the stored name is random (media.random_name).
+                    suffix = PurePath(symbol.picture.name).suffix
+                    path = f"pictures/{symbol.collection.slug}/{symbol.code}{suffix}"
                     try:
                         with symbol.picture.open("rb") as picture:
                             archive.writestr(path, picture.read())

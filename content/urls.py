@@ -1,8 +1,8 @@
-"""Curator pages outside the admin's model pages: imports, their progress, exports."""
+"""Curator pages outside the admin's model pages: imports, their progress, exports, pictures."""
 
 from django.urls import path
 
-from . import import_views
+from . import import_views, views
 
 app_name = "content"
 
@@ -13,4 +13,5 @@ urlpatterns = [
     path("imports/<int:pk>/apply/", import_views.import_apply, name="import_apply"),
     path("imports/template/<slug:kind>/", import_views.import_template, name="import_template"),
     path("export/", import_views.export, name="export"),
+    path("symbols/<int:pk>/picture", views.symbol_picture, name="symbol_picture"),
 ]

@@ -1,21 +1,38 @@
-"""Thin views of the content app."""
+"""Thin views of the content app: an author's own pictures, through the permission rules."""
 
-from django.conf import settings
-from django.http import HttpRequest, HttpResponse
-from django.views.static import serve
+from __future__ import annotations
+
+import hashlib
+
+from django.http import Http404, HttpRequest
+from django.http.response import HttpResponseBase
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from .media import file_response
+from .models import Symbol
+from .permissions import content_visible_to
 
 
-def media_serve(request: HttpRequest, path: str) -> HttpResponse:
-    """Serve uploaded media in the embedded mode, sandboxed.
+def symbol_picture_url(symbol: Symbol) -> str:
+    """The author's URL of ``symbol``'s picture, as uploaded.
 
-    Uploaded pictures are checked and SVGs cleaned on upload; the sandbox CSP and
-    nosniff make sure a file that slipped through still cannot run script on
-    Talia's origin.
+    ``v`` changes with the stored (random) name, so a new upload is not hidden behind the
+    browser's cached copy; it says nothing about the picture.
     """
-    response = serve(request, path, document_root=settings.MEDIA_ROOT)
-    response["Content-Security-Policy"] = (
-        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox"
-    )
-    response["X-Content-Type-Options"] = "nosniff"
-    response["Cache-Control"] = "private, max-age=3600"
-    return response
+    version = hashlib.sha256(symbol.picture.name.encode()).hexdigest()[:10]
+    return f"{reverse('content:symbol_picture', args=[symbol.pk])}?v={version}"
+
+
+@require_GET
+def symbol_picture(request: HttpRequest, pk: int) -> HttpResponseBase:
+    """A symbol's picture as uploaded, for those who may see the symbol in the admin
+    (``content_visible_to``); everyone else, anonymous users included, gets a 404.
+
+    Players never come here: they get the wordless copy from their game or quiz.
+    """
+    symbol = get_object_or_404(content_visible_to(request.user, Symbol.objects.all()), pk=pk)
+    if not symbol.picture:
+        raise Http404("No picture.")
+    return file_response(symbol.picture.name)

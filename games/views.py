@@ -10,7 +10,6 @@ own view, never the raw state.
 from __future__ import annotations
 
 import json
-import mimetypes
 from decimal import Decimal
 from typing import Any
 
@@ -21,7 +20,6 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.files.storage import default_storage
 from django.http import (
-    FileResponse,
     Http404,
     HttpRequest,
     HttpResponse,
@@ -38,6 +36,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from content.media import PICTURE_CSP, picture_response
 from content.models import Deck, SymbolSet
 from content.permissions import content_visible_to
 from games.engines import engine_for
@@ -408,7 +407,8 @@ def session_log(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 def session_picture(request: HttpRequest, pk: int, key: str) -> HttpResponseBase:
-    """A symbol's picture under a name that tells nothing (the file name might)."""
+    """A symbol's picture under a URL and headers that tell nothing, to the game's players
+    only; an SVG loses every word it carried (``content.media.picture_response``)."""
     participant = _participant(request, pk)
     if participant is None:
         raise Http404
@@ -417,15 +417,10 @@ def session_picture(request: HttpRequest, pk: int, key: str) -> HttpResponseBase
         raise Http404
     name = session.assets.get("pictures", {}).get(key)
     if name and default_storage.exists(name):
-        content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
-        response: HttpResponseBase = FileResponse(default_storage.open(name), content_type=content_type)
-    else:
-        # No picture: the symbol's key on a plain tile, never its name.
-        response = HttpResponse(_placeholder_svg(key), content_type="image/svg+xml")
-    # As for uploaded media: a picture that slipped through the checks still runs nothing.
-    response["Content-Security-Policy"] = (
-        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox"
-    )
+        return picture_response(name)
+    # No picture: the symbol's key on a plain tile, never its name.
+    response = HttpResponse(_placeholder_svg(key), content_type="image/svg+xml")
+    response["Content-Security-Policy"] = PICTURE_CSP
     response["X-Content-Type-Options"] = "nosniff"
     response["Cache-Control"] = "private, max-age=3600"
     return response

@@ -38,6 +38,7 @@ from content.models import (
 )
 from content.permissions import content_visible_to
 from content.pictures import MAX_BYTES
+from content.views import symbol_picture_url
 
 # --- Reference data ---------------------------------------------------------------------------
 
@@ -156,13 +157,20 @@ class LinesField(serializers.ListField):
 
 
 class PictureField(serializers.FileField):
-    """An uploaded picture in; its URL out. The URL sent back unchanged keeps the picture,
-    so a client may PUT what it read."""
+    """An uploaded picture in; its URL out (the author's picture view: media has no public
+    URL). The URL sent back unchanged keeps the picture, so a client may PUT what it read."""
+
+    def to_representation(self, value: Any) -> str | None:
+        if not value:
+            return None
+        url = symbol_picture_url(value.instance)
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if request is not None else url
 
     def to_internal_value(self, data: Any) -> Any:
         instance = getattr(self.parent, "instance", None)
         current = instance.picture if instance is not None else None
-        unchanged = current and data in (current.url, self.to_representation(current))
+        unchanged = current and data == self.to_representation(current)
         if isinstance(data, str) and unchanged:
             raise SkipField()
         return super().to_internal_value(data)

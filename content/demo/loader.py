@@ -97,6 +97,34 @@ def _tags(slugs: list[str]) -> list[Tag]:
     return [Tag.objects.get_or_create(slug=slug)[0] for slug in slugs]
 
 
+# The placeholders drawn before they became wordless carried this word; a picture that
+# has it is an old placeholder, not a curator's upload, and may be replaced.
+_OLD_PLACEHOLDER_MARK = b"PLACEHOLDER"
+
+
+def _placeholder_refresh(symbol: Symbol) -> None:
+    """Give a demo symbol the current placeholder picture, once.
+
+    A symbol with no picture or with an old placeholder (which drew the symbol's
+    initials and number) gets the current one; a symbol that already has it, or has a
+    picture a curator uploaded, is left alone, so loading the demo again changes nothing.
+    """
+    # Stored as any upload is: checked and cleaned.
+    picture = picture_file(placeholder_svg(symbol.number), f"{symbol.number:03d}.svg")
+    wanted = picture.read()
+    picture.seek(0)
+    if symbol.picture:
+        try:
+            with symbol.picture.open("rb") as stored:
+                current = stored.read()
+        except OSError:  # the file is gone: draw it again
+            current = b""
+        if current == wanted or (current and _OLD_PLACEHOLDER_MARK not in current):
+            return
+        symbol.picture.delete(save=False)
+    symbol.picture.save(picture.name, picture)
+
+
 @transaction.atomic
 def demo_content(owner: User | None = None) -> dict[str, int]:
     """Themes, the demo collection and its symbols with placeholder pictures, a 57-symbol
@@ -128,10 +156,7 @@ def demo_content(owner: User | None = None) -> dict[str, int]:
         if created:
             symbol.periods.set([periods[slug] for slug in row["periods"]])
             symbol.themes.set([themes[slug] for slug in row["themes"]])
-            # Stored as any upload is: checked and cleaned.
-            svg = placeholder_svg(row["number"], row["name"])
-            picture = picture_file(svg, f"{row['number']:03d}-placeholder.svg")
-            symbol.picture.save(picture.name, picture)
+        _placeholder_refresh(symbol)
         symbols.append(symbol)
 
     symbol_set, created = SymbolSet.objects.get_or_create(

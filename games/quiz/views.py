@@ -10,7 +10,6 @@ pictures are served under item-local tokens (``q``, ``a``…) that say nothing.
 from __future__ import annotations
 
 import json
-import mimetypes
 from datetime import timedelta
 from typing import Any
 
@@ -20,7 +19,6 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.files.storage import default_storage
 from django.http import (
-    FileResponse,
     Http404,
     HttpRequest,
     HttpResponse,
@@ -36,6 +34,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from content.media import PICTURE_CSP, picture_response
 from content.models import Period, Symbol, SymbolSet, Theme
 from content.permissions import content_visible_to
 from games.engines import quiz as engine
@@ -562,22 +561,15 @@ def _picture_response(item: QuizItem, token: str) -> HttpResponseBase:
     if not name:
         raise Http404
     if default_storage.exists(name):
-        content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
-        response: HttpResponseBase = FileResponse(default_storage.open(name), content_type=content_type)
-        # FileResponse names the stored file ("orzel-bialy.png") in Content-Disposition,
-        # which would give the answer away: the picture is shown inline, unnamed.
-        response["Content-Disposition"] = "inline"
-    else:
-        response = HttpResponse(
-            '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><rect width="100" height="100" '
-            f'fill="#f1f1f1" stroke="#1a1a1a" stroke-width="3"/><text x="50" y="60" font-size="28" '
-            f'text-anchor="middle" font-family="sans-serif">{escape(token)}</text></svg>',
-            content_type="image/svg+xml",
-        )
-    # As for uploaded media: a picture that slipped through the checks still runs nothing.
-    response["Content-Security-Policy"] = (
-        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox"
+        # Unnamed, and an SVG without its words: the picture must not answer the item.
+        return picture_response(name)
+    response = HttpResponse(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><rect width="100" height="100" '
+        f'fill="#f1f1f1" stroke="#1a1a1a" stroke-width="3"/><text x="50" y="60" font-size="28" '
+        f'text-anchor="middle" font-family="sans-serif">{escape(token)}</text></svg>',
+        content_type="image/svg+xml",
     )
+    response["Content-Security-Policy"] = PICTURE_CSP
     response["X-Content-Type-Options"] = "nosniff"
     response["Cache-Control"] = "private, max-age=3600"
     return response

@@ -13,7 +13,6 @@ otherwise).
 
 from __future__ import annotations
 
-import mimetypes
 from typing import Any
 
 import segno
@@ -21,7 +20,7 @@ from django import forms
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.files.storage import default_storage
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.html import escape
@@ -30,6 +29,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from content.media import PICTURE_CSP, picture_response
 from content.models import Period, SymbolSet, Theme
 from content.permissions import content_visible_to
 from games.services import NICKNAME_MAX_LENGTH, join_code_normalise
@@ -340,14 +340,9 @@ def workshop_picture(request: HttpRequest, pk: int, participant_id: int) -> Http
         raise Http404
     name = holder.symbol.picture.name
     if name and default_storage.exists(name):
-        content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
-        response: HttpResponseBase = FileResponse(default_storage.open(name), content_type=content_type)
-    else:
-        response = HttpResponse(_placeholder_svg(holder.symbol.code), content_type="image/svg+xml")
-    # As for uploaded media: a picture that slipped through the checks still runs nothing.
-    response["Content-Security-Policy"] = (
-        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox"
-    )
+        return picture_response(name)
+    response = HttpResponse(_placeholder_svg(holder.symbol.code), content_type="image/svg+xml")
+    response["Content-Security-Policy"] = PICTURE_CSP
     response["X-Content-Type-Options"] = "nosniff"
     response["Cache-Control"] = "private, max-age=3600"
     return response

@@ -8,6 +8,7 @@ pages say separately).
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -15,8 +16,12 @@ from datetime import datetime
 from typing import Any
 
 from django.apps import apps
-from django.db.models import Count, F, Sum
+from django.db.models import Count, F, Q, Sum
+from django.urls import reverse
 from django.utils import timezone
+
+from lms.classes.selectors import classes_taught_by
+from lms.models import ClassMember
 
 from . import memory
 from .models import MemoryState, Review
@@ -60,6 +65,28 @@ class StudentSummary:
     learning: list[ItemMemory] = field(default_factory=list)
 
 
+def _picture_url(symbol: Any) -> str:
+    # ``v`` follows the stored (random) name, so a new upload is not hidden by a cached copy.
+    version = hashlib.sha256(symbol.picture.name.encode()).hexdigest()[:10]
+    return f"{reverse('progress:picture', args=[symbol.pk])}?v={version}"
+
+
+def symbol_picture_allowed(user: Any, symbol_pk: int) -> bool:
+    """Whether ``user``'s progress pages show symbol ``symbol_pk``: it is in their own
+    memory or reviews, or in those of a student of a class they teach."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    key = f"symbol:{symbol_pk}"
+    students = ClassMember.objects.filter(
+        school_class__in=classes_taught_by(user).values("pk"), role=ClassMember.Role.STUDENT
+    ).values("user")
+    whose = Q(user=user) | Q(user__in=students)
+    return (
+        MemoryState.objects.filter(whose, item_key=key).exists()
+        or Review.objects.filter(whose, item_key=key).exists()
+    )
+
+
 def items_describe(keys: Iterable[str]) -> dict[str, Item]:
     """Labels, pictures, periods and themes for item keys; unknown or deleted items are left out."""
     by_kind: dict[str, set[int]] = defaultdict(set)
@@ -75,7 +102,7 @@ def items_describe(keys: Iterable[str]) -> dict[str, Item]:
                 key=f"symbol:{symbol.pk}",
                 kind="symbol",
                 label=symbol.name,
-                picture=symbol.picture.url if symbol.picture else "",
+                picture=_picture_url(symbol) if symbol.picture else "",
                 periods=tuple(period.name for period in symbol.periods.all()),
                 themes=tuple(theme.name for theme in symbol.themes.all()),
             )

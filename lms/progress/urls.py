@@ -12,4 +12,5 @@ urlpatterns = [
     path("classes/<int:pk>/", views.class_progress, name="class"),
     path("classes/<int:pk>/students/<int:user_pk>/", views.class_student, name="class_student"),
     path("classes/<int:pk>/progress.<str:fmt>", views.class_export, name="class_export"),
+    path("pictures/<int:symbol_pk>", views.symbol_picture, name="picture"),
 ]

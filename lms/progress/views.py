@@ -7,11 +7,15 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from content.media import picture_response
+from content.models import Symbol
+from content.permissions import content_visible_to
 from lms.classes import spreadsheets
 from lms.classes.selectors import class_for_teacher, class_students
 
@@ -146,3 +150,19 @@ def class_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     if fmt == "xlsx":
         return spreadsheets.xlsx_response(data.headers, data.rows, filename=name, title=_("Progress"))
     return spreadsheets.csv_response(data.headers, data.rows, filename=name)
+
+
+@login_required
+@require_GET
+def symbol_picture(request: HttpRequest, symbol_pk: int) -> HttpResponseBase:
+    """A symbol's picture beside its name on a progress page, to the student whose items
+    it is among, their teachers, and the authors who may see the symbol; 404 to others."""
+    symbol = Symbol.objects.filter(pk=symbol_pk).first()
+    if symbol is None or not symbol.picture:
+        raise Http404
+    allowed = selectors.symbol_picture_allowed(request.user, symbol_pk) or (
+        content_visible_to(request.user, Symbol.objects.filter(pk=symbol_pk)).exists()
+    )
+    if not allowed:
+        raise Http404
+    return picture_response(symbol.picture.name)

@@ -72,7 +72,7 @@ def make_set(count: int, *, owner=None, pictures: bool = True, start: int = 1, c
     for number in range(start, start + count):
         symbol = SymbolFactory(collection=collection, number=number, name=f"Symbol {number}", owner=owner)
         if pictures:
-            symbol.picture.save(f"{number:03d}.svg", ContentFile(placeholder_svg(number, symbol.name)))
+            symbol.picture.save(f"{number:03d}.svg", ContentFile(placeholder_svg(number)))
         symbols.append(symbol)
     return symbol_set_with(symbols, owner=owner, **kwargs)
 
@@ -239,7 +239,7 @@ def test_a_symbol_edited_after_the_build_does_not_change_the_deck(teacher):
 
     symbol.name = "Kotwica"
     symbol.description = "Changed later."
-    symbol.picture.save("new.svg", ContentFile(placeholder_svg(999, "Kotwica")))
+    symbol.picture.save("new.svg", ContentFile(placeholder_svg(999)))
     symbol.save()
     deck.refresh_from_db()
     assert deck.snapshot == snapshot
@@ -256,7 +256,7 @@ def test_a_symbol_edited_after_the_build_does_not_change_the_deck(teacher):
     assert "Orzeł Biały" in text and "Kotwica" not in text
     first = snapshot["symbols"][0]
     assert first["name"] == "Orzeł Biały"
-    assert stored(first["picture"]) == placeholder_svg(1, "Symbol 1")
+    assert stored(first["picture"]) == placeholder_svg(1)
 
 
 # --- Refusals: nothing is stored -----------------------------------------------------------

@@ -165,12 +165,12 @@ def test_symbols_zip_export_imports_back_identically_with_pictures(
         [table_name] = [n for n in names if n.endswith(".csv")]
         table = archive.read(table_name)
     assert names == sorted(
-        [table_name, "pictures/test-collection/orzel.png", "pictures/test-collection/flag.svg"]
+        [table_name, "pictures/test-collection/001.png", "pictures/test-collection/012.svg"]
     )
     pictures = {row["number"]: row["picture"] for row in csv_rows(table)}
     assert pictures == {
-        "1": "pictures/test-collection/orzel.png",
-        "12": "pictures/test-collection/flag.svg",
+        "1": "pictures/test-collection/001.png",
+        "12": "pictures/test-collection/012.svg",
         "999": "",
     }
 

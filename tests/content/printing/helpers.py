@@ -51,7 +51,7 @@ def make_symbols(tmp_path: Path, count: int, *, picture: str = "svg") -> dict[st
             name = f"Znaki {LETTERS}"
         if picture == "svg":
             path = tmp_path / f"{key}.svg"
-            path.write_bytes(placeholder_svg(i, name))
+            path.write_bytes(placeholder_svg(i))
         else:
             path = tmp_path / f"{key}.png"
             image = Image.new("RGBA", (200, 200), (0, 0, 0, 0))
