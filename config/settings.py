@@ -202,16 +202,17 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 # a broker restarted): homework past its due time and timed quiz attempts whose time is
 # up are graded, LMS scores still in the outbox are sent again. Run one
 # `celery -A config beat` per installation (`make run` runs it inside its worker).
-# Builds, prints, imports and quiz generations whose worker died (their heartbeat stopped
-# for JOBS_STALE_MINUTES) are marked failed with a reason, and their pages offer "Try
-# again" (content/jobs.py).
+# Builds, prints, imports and quiz generations whose worker died (their heartbeat, every
+# JOBS_HEARTBEAT_SECONDS, stopped for JOBS_STALE_SECONDS) are marked failed with a reason,
+# and their pages offer "Try again" (content/jobs.py).
 CELERY_BEAT_SCHEDULE = {
     "homework-due-sweep": {"task": "lms.classes.tasks.assignments_due_sweep_task", "schedule": 300.0},
     "lms-scores-sweep": {"task": "lms.lti.tasks.scores_sweep", "schedule": 300.0},
     "jobs-sweep": {"task": "content.tasks.jobs_sweep_task", "schedule": 60.0},
     "quizzes-sweep": {"task": "games.quiz.tasks.quizzes_sweep_task", "schedule": 60.0},
 }
-JOBS_STALE_MINUTES = env.int("JOBS_STALE_MINUTES", default=5)
+JOBS_HEARTBEAT_SECONDS = env.int("JOBS_HEARTBEAT_SECONDS", default=30)
+JOBS_STALE_SECONDS = env.int("JOBS_STALE_SECONDS", default=300)
 # No broker at all: run tasks in the calling process (a bare `manage.py runserver`).
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=CELERY_BROKER_URL == "memory://")
 CELERY_TASK_EAGER_PROPAGATES = True

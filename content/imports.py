@@ -873,7 +873,7 @@ def imports_sweep(*, now: datetime | None = None) -> int:
         if connection.features.has_select_for_update_skip_locked:
             lost = writing.filter(updated__lt=cutoff).select_for_update(skip_locked=True)
         else:
-            limit = jobs.IMPORT_TIME_LIMIT + settings.JOBS_STALE_MINUTES * 60
+            limit = jobs.IMPORT_TIME_LIMIT + settings.JOBS_STALE_SECONDS
             lost = writing.filter(updated__lt=now - timedelta(seconds=limit))
         ids = list(lost.values_list("pk", flat=True))
         failed += ImportJob.objects.filter(pk__in=ids).update(

@@ -7,7 +7,7 @@ its visibility timeout has passed (hours). Either way the job's row would still 
 "Building 43%" and its page would wait for ever. So:
 
 * while a task works, :func:`job_heartbeat` touches the row's ``updated`` every
-  :data:`HEARTBEAT_SECONDS` from a thread of its own, however long one step takes;
+  ``JOBS_HEARTBEAT_SECONDS`` (30) from a thread of its own, however long one step takes;
 * a periodic sweep (``content.tasks.jobs_sweep_task``,
   ``games.quiz.tasks.quizzes_sweep_task``) marks FAILED, with a reason a teacher can act
   on, every job that says it is running but whose ``updated`` is older than
@@ -34,9 +34,6 @@ from django.utils import timezone
 
 logger = logging.getLogger(__name__)
 
-#: How often a running job's ``updated`` is touched.
-HEARTBEAT_SECONDS = 30
-
 # Time limits of the content tasks (seconds; enforced by the prefork pool). The soft one
 # raises ``SoftTimeLimitExceeded`` inside the task, which records a message for the
 # teacher; the hard one kills the worker process, and the sweep reports the job. A deck
@@ -51,10 +48,10 @@ IMPORT_TIME_LIMIT = IMPORT_SOFT_TIME_LIMIT + 2 * 60
 def stale_cutoff(now: datetime | None = None) -> datetime:
     """A running job whose ``updated`` is older than this has lost its worker.
 
-    ``JOBS_STALE_MINUTES`` (default 5): ten missed heartbeats, so a busy database or a
+    ``JOBS_STALE_SECONDS`` (default 300): ten missed heartbeats, so a busy database or a
     slow moment never fails a live job.
     """
-    return (now or timezone.now()) - timedelta(minutes=settings.JOBS_STALE_MINUTES)
+    return (now or timezone.now()) - timedelta(seconds=settings.JOBS_STALE_SECONDS)
 
 
 def job_touch(model: type[Model], pk: int) -> None:
@@ -63,14 +60,15 @@ def job_touch(model: type[Model], pk: int) -> None:
 
 
 @contextmanager
-def job_heartbeat(model: type[Model], pk: int, *, seconds: float = HEARTBEAT_SECONDS) -> Iterator[None]:
-    """Touch the job's ``updated`` every ``seconds`` while the block runs.
+def job_heartbeat(model: type[Model], pk: int, *, seconds: float | None = None) -> Iterator[None]:
+    """Touch the job's ``updated`` every ``seconds`` (``JOBS_HEARTBEAT_SECONDS``) while the block runs.
 
     The beat comes from a daemon thread with a database connection of its own (closed
     when the block ends), so a long step without progress (one big PDF being laid
     out) still shows a live job. The thread dies with its process, which is the
     point: a killed worker stops beating and the sweep notices.
     """
+    seconds = seconds or settings.JOBS_HEARTBEAT_SECONDS
     stop = threading.Event()
 
     def beat() -> None:
