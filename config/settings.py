@@ -213,6 +213,9 @@ CELERY_BEAT_SCHEDULE = {
 }
 JOBS_HEARTBEAT_SECONDS = env.int("JOBS_HEARTBEAT_SECONDS", default=30)
 JOBS_STALE_SECONDS = env.int("JOBS_STALE_SECONDS", default=300)
+# A job still waiting in the queue after this long is sent to the queue again (its task
+# may have been lost); a second delivery of a job already taken does nothing.
+JOBS_REQUEUE_SECONDS = env.int("JOBS_REQUEUE_SECONDS", default=1800)
 # No broker at all: run tasks in the calling process (a bare `manage.py runserver`).
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=CELERY_BROKER_URL == "memory://")
 CELERY_TASK_EAGER_PROPAGATES = True

@@ -89,6 +89,7 @@ __all__ = [
     "deck_plan",
     "deck_retry",
     "deck_set_count",
+    "builds_requeue",
     "builds_sweep",
     "print_job_create",
     "print_job_delete",
@@ -914,6 +915,24 @@ def deck_retry(*, deck: Deck, user: Any) -> Deck:
     someone else's deck.
     """
     return _retry(Deck, deck.pk, user, _enqueue_deck)
+
+
+def builds_requeue(*, now: Any = None) -> int:
+    """Send again to the queue every deck and print waiting there for too long (``jobs.queued_cutoff``)."""
+    now = now or timezone.now()
+    sent = 0
+    for model, enqueue in ((Deck, _enqueue_deck), (PrintJob, _enqueue_print)):
+        with transaction.atomic():
+            waiting = list(
+                model.objects.select_for_update(skip_locked=True)
+                .filter(state=BuildState.QUEUED, updated__lt=jobs.queued_cutoff(now))
+                .values_list("pk", flat=True)
+            )
+            model.objects.filter(pk__in=waiting).update(updated=now)  # once per window
+            for pk in waiting:
+                transaction.on_commit(partial(enqueue, pk))
+        sent += len(waiting)
+    return sent
 
 
 def builds_sweep(*, now: Any = None) -> dict[str, int]:

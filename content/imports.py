@@ -64,6 +64,7 @@ __all__ = [
     "import_job_progress",
     "import_job_queue_apply",
     "import_job_retry",
+    "imports_requeue",
     "imports_sweep",
     "pictures_zip_check",
     "table_read",
@@ -851,6 +852,30 @@ def import_job_retry(*, job: ImportJob, user: Any) -> ImportJob:
         )
         transaction.on_commit(partial(_enqueue_check, job.pk))
     return job
+
+
+def imports_requeue(*, now: datetime | None = None) -> int:
+    """Send again to the queue every import waiting there for too long (``jobs.queued_cutoff``).
+
+    A check sent twice checks twice (it writes no content); a write sent twice waits for
+    the first one's row lock, then finds the import done.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        waiting = list(
+            ImportJob.objects.select_for_update(skip_locked=True)
+            .filter(
+                state__in=(ImportJob.State.CHECKING, ImportJob.State.IMPORTING),
+                started__isnull=True,
+                updated__lt=jobs.queued_cutoff(now),
+            )
+            .values_list("pk", "state")
+        )
+        ImportJob.objects.filter(pk__in=[pk for pk, _state in waiting]).update(updated=now)
+        for pk, state in waiting:
+            enqueue = _enqueue_check if state == ImportJob.State.CHECKING else _enqueue_apply
+            transaction.on_commit(partial(enqueue, pk))
+    return len(waiting)
 
 
 def imports_sweep(*, now: datetime | None = None) -> int:

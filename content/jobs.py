@@ -54,6 +54,17 @@ def stale_cutoff(now: datetime | None = None) -> datetime:
     return (now or timezone.now()) - timedelta(seconds=settings.JOBS_STALE_SECONDS)
 
 
+def queued_cutoff(now: datetime | None = None) -> datetime:
+    """A job still waiting in the queue since before this is sent to the queue again.
+
+    ``JOBS_REQUEUE_SECONDS`` (default 1800). Its task may have been lost: a broker that
+    restarted without its data, a worker killed in the middle of a batch, a broker that
+    was down when the job was queued. Sending it twice is harmless: a service runs a
+    job only while it is waiting (or lost), so the second delivery finds it taken.
+    """
+    return (now or timezone.now()) - timedelta(seconds=settings.JOBS_REQUEUE_SECONDS)
+
+
 def job_touch(model: type[Model], pk: int) -> None:
     """Record that the job ``pk`` of ``model`` is alive (its ``updated`` is now)."""
     model._default_manager.filter(pk=pk).update(updated=timezone.now())

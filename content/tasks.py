@@ -71,7 +71,8 @@ def import_job_apply_task(job_id: int) -> None:
 
 @shared_task(acks_late=True, ignore_result=True, soft_time_limit=60, time_limit=90)
 def jobs_sweep_task() -> None:
-    """From beat, every minute or two: fail the builds, prints and imports whose worker died.
+    """From beat, every minute: fail the builds, prints and imports whose worker died, and
+    queue again the ones that have waited in the queue too long (their task was lost).
 
     Nothing else recovers them: a prefork child killed mid-task is acknowledged as lost,
     and a whole worker killed leaves its task to Redis's visibility timeout (hours).
@@ -80,6 +81,9 @@ def jobs_sweep_task() -> None:
     imported = imports.imports_sweep()
     if any(builds.values()) or imported:
         logger.warning("Jobs sweep: %s, %s import(s) failed", builds, imported)
+    sent = building.builds_requeue() + imports.imports_requeue()
+    if sent:
+        logger.warning("Jobs sweep: %s job(s) waiting too long were sent to the queue again", sent)
 
 
 # The deck and print tasks live beside; importing them here lets the worker find them.

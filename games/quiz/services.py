@@ -383,6 +383,24 @@ def quiz_retry(*, quiz: Quiz, by: Any) -> Quiz:
     return locked
 
 
+def quizzes_requeue(*, now: datetime | None = None) -> int:
+    """Send again to the queue every quiz waiting there too long (``content.jobs.queued_cutoff``):
+    the rest of a batch whose worker died, a task the broker lost."""
+    from .tasks import quiz_generate_task
+
+    now = now or timezone.now()
+    with transaction.atomic():
+        waiting = list(
+            Quiz.objects.select_for_update(skip_locked=True)
+            .filter(state=BuildState.QUEUED, updated__lt=jobs.queued_cutoff(now))
+            .values_list("pk", flat=True)
+        )
+        Quiz.objects.filter(pk__in=waiting).update(updated=now)
+        for pk in waiting:
+            transaction.on_commit(lambda pk=pk: quiz_generate_task.delay(pk))
+    return len(waiting)
+
+
 def quizzes_sweep(*, now: datetime | None = None) -> int:
     """Mark FAILED every quiz still RUNNING whose heartbeat stopped (its worker died)."""
     stale = Quiz.objects.filter(state=BuildState.RUNNING, updated__lt=jobs.stale_cutoff(now))

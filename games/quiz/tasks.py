@@ -59,7 +59,11 @@ def quizzes_generate_task(self, quiz_ids: list[int]) -> None:  # type: ignore[no
 
 @shared_task(acks_late=True, ignore_result=True, soft_time_limit=60, time_limit=90)
 def quizzes_sweep_task() -> None:
-    """From beat: fail the quizzes whose worker died while generating them, for "Try again"."""
+    """From beat: fail the quizzes whose worker died while generating them, for "Try again";
+    queue again the ones waiting too long (the rest of a batch whose worker died)."""
     failed = services.quizzes_sweep()
     if failed:
         logger.warning("Quiz sweep: %s quiz(zes) lost their worker and were marked failed", failed)
+    sent = services.quizzes_requeue()
+    if sent:
+        logger.warning("Quiz sweep: %s quiz(zes) waiting too long were sent to the queue again", sent)

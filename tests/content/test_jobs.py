@@ -118,6 +118,32 @@ def test_the_sweep_fails_a_lost_import_but_not_one_waiting_in_the_queue(teacher)
     assert ImportJob.objects.get(pk=waiting.pk).state == ImportJob.State.IMPORTING
 
 
+def test_a_build_waiting_too_long_is_sent_to_the_queue_again_once_per_window(
+    teacher, django_capture_on_commit_callbacks
+):
+    lost, recent = _deck(teacher, state=BuildState.QUEUED), _deck(teacher, state=BuildState.QUEUED)
+    _age(Deck, lost.pk)
+
+    with django_capture_on_commit_callbacks(execute=True) as sent:
+        assert building.builds_requeue() == 1
+    assert len(sent) == 1
+    assert Deck.objects.get(pk=lost.pk).state == BuildState.DONE  # the task ran (in-process here)
+    assert Deck.objects.get(pk=recent.pk).state == BuildState.QUEUED
+    assert building.builds_requeue() == 0
+
+
+def test_an_import_waiting_too_long_is_sent_again_but_not_one_a_worker_has(
+    teacher, django_capture_on_commit_callbacks
+):
+    waiting = _import(teacher, ImportJob.State.CHECKING, started=None)
+    taken = _import(teacher, ImportJob.State.CHECKING, started=timezone.now())
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert imports.imports_requeue() == 1
+    assert ImportJob.objects.get(pk=waiting.pk).state == ImportJob.State.CHECKED
+    assert ImportJob.objects.get(pk=taken.pk).state == ImportJob.State.CHECKING
+
+
 # --- Try again ----------------------------------------------------------------------------------
 
 

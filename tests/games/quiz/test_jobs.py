@@ -43,6 +43,17 @@ def test_the_sweep_fails_a_quiz_whose_heartbeat_stopped(teacher):
     assert services.quizzes_sweep() == 0
 
 
+def test_a_quiz_waiting_too_long_is_sent_to_the_queue_again(teacher, django_capture_on_commit_callbacks):
+    """The rest of a class's batch, say, whose worker died on an earlier quiz."""
+    quiz = _quiz(teacher, state=BuildState.QUEUED)
+    Quiz.objects.filter(pk=quiz.pk).update(updated=timezone.now() - timedelta(hours=1))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.quizzes_requeue() == 1
+    assert Quiz.objects.get(pk=quiz.pk).state == BuildState.DONE
+    assert services.quizzes_requeue() == 0
+
+
 def test_a_late_redelivery_leaves_a_failed_quiz_for_try_again(teacher):
     quiz = _quiz(teacher, state=BuildState.FAILED)
     assert services.quiz_generate(quiz=quiz).state == BuildState.FAILED
