@@ -212,15 +212,45 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 # a broker restarted): homework past its due time and timed quiz attempts whose time is
 # up are graded, LMS scores still in the outbox are sent again. Run one
 # `celery -A config beat` per installation (`make run` runs it inside its worker).
+# Builds, prints, imports and quiz generations whose worker died (their heartbeat, every
+# JOBS_HEARTBEAT_SECONDS, stopped for JOBS_STALE_SECONDS) are marked failed with a reason,
+# and their pages offer "Try again" (content/jobs.py).
 CELERY_BEAT_SCHEDULE = {
     "homework-due-sweep": {"task": "lms.classes.tasks.assignments_due_sweep_task", "schedule": 300.0},
     "lms-scores-sweep": {"task": "lms.lti.tasks.scores_sweep", "schedule": 300.0},
+    "jobs-sweep": {"task": "content.tasks.jobs_sweep_task", "schedule": 60.0},
+    "quizzes-sweep": {"task": "games.quiz.tasks.quizzes_sweep_task", "schedule": 60.0},
 }
+JOBS_HEARTBEAT_SECONDS = env.int("JOBS_HEARTBEAT_SECONDS", default=30)
+JOBS_STALE_SECONDS = env.int("JOBS_STALE_SECONDS", default=300)
+# A job still waiting in the queue after this long is sent to the queue again (its task
+# may have been lost); a second delivery of a job already taken does nothing.
+JOBS_REQUEUE_SECONDS = env.int("JOBS_REQUEUE_SECONDS", default=1800)
 # No broker at all: run tasks in the calling process (a bare `manage.py runserver`).
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=CELERY_BROKER_URL == "memory://")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
+# A task whose worker process died is acknowledged, not handed out again at once: a task
+# that kills its worker (a deck too big for the memory) would kill the next one too. The
+# short idempotent tasks opt in one by one (reject_on_worker_lost=True).
+CELERY_TASK_REJECT_ON_WORKER_LOST = False
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Every task has time limits (seconds; the prefork pool enforces them): the soft one raises
+# inside the task, which records why; the hard one kills the worker process. Long work sets
+# its own (deck builds and prints 30/35 minutes, imports 10/12, quizzes: games/quiz/tasks.py).
+CELERY_TASK_SOFT_TIME_LIMIT = 5 * 60
+CELERY_TASK_TIME_LIMIT = 6 * 60
+# Redis hands an unacknowledged task to another worker after the visibility timeout. A
+# task waiting for its ETA or countdown in a worker is unacknowledged too, so the timeout
+# must outlast the longest wait any task uses, or Redis hands it out again while the
+# first worker still holds it (and it runs twice): score retries wait at most
+# lms.lti.scores.MAX_DELAY (an hour, +20 % jitter), and timers and due homework schedule
+# hops of at most TASK_ETA_MAX_SECONDS. A worker killed outright has its task handed out
+# again only after this timeout; the sweeps above recover its work long before.
+CELERY_VISIBILITY_TIMEOUT = env.int("CELERY_VISIBILITY_TIMEOUT", default=2 * 3600)
+TASK_ETA_MAX_SECONDS = 3600
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

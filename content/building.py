@@ -52,7 +52,9 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import Model, Prefetch
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
+from . import jobs
 from .decks import (
     DeckError,
     ImpossibleOrder,
@@ -87,9 +89,13 @@ __all__ = [
     "deck_build",
     "deck_delete",
     "deck_plan",
+    "deck_retry",
     "deck_set_count",
+    "builds_requeue",
+    "builds_sweep",
     "print_job_create",
     "print_job_delete",
+    "print_job_retry",
     "print_job_run",
 ]
 
@@ -131,6 +137,22 @@ UNEXPECTED = (
     "Talia hit an unexpected error while making the {what} ({error}). Nothing was "
     "lost: try again, and tell an admin if it happens again."
 )
+
+
+#: What a deck or print whose worker died says (the sweep, ``builds_sweep``). Stored in
+#: English and translated where it is shown (``{% translate job.message %}``).
+STOPPED = {
+    "deck": gettext_noop(
+        "The worker making this deck stopped before it finished: it may have run out of "
+        "memory, or been restarted. Try again; if it stops again, choose fewer cards or a "
+        "smaller card size, or tell an admin."
+    ),
+    "PDF": gettext_noop(
+        "The worker making this PDF stopped before it finished: it may have run out of "
+        "memory, or been restarted. Try again; if it stops again, print fewer cards at a "
+        "time, or tell an admin."
+    ),
+}
 
 
 class DeckRefused(Exception):
@@ -409,6 +431,19 @@ class _Progress:
                 self.set(start + (end - start) * min(done, total) / total)
 
         return callback
+
+
+def _claimable(job: Deck | PrintJob) -> bool:
+    """Whether a delivered task may run ``job`` (read under its row lock).
+
+    A QUEUED job, or a RUNNING one whose heartbeat stopped (the broker handed out again
+    the task of a worker that died before the sweep got to it). A FAILED job waits for
+    "Try again" (a late redelivery does not restart it behind the teacher's back); a
+    RUNNING one with a live heartbeat belongs to another worker; a DONE one is done.
+    """
+    if job.state == BuildState.QUEUED:
+        return True
+    return job.state == BuildState.RUNNING and job.updated < jobs.stale_cutoff()
 
 
 def _fail(model: type[Model], pk: int, message: str) -> None:
@@ -803,12 +838,13 @@ def deck_build(*, deck: Deck) -> Deck:
     """Build a queued deck from its snapshot: plan, ``deck.json`` and the PDFs.
 
     Progress: 0-10 % planning, 10-100 % rendering. Any error marks the deck FAILED
-    with a message a teacher understands (progress stays where it stopped); a deck
-    already DONE is left alone (a task delivered twice builds once).
+    with a message a teacher understands (progress stays where it stopped). Only a
+    QUEUED deck is built (or a RUNNING one whose worker died, see ``_claimable``): a
+    task delivered twice builds once, and a FAILED deck waits for :func:`deck_retry`.
     """
     with transaction.atomic():
         deck = Deck.objects.select_for_update().get(pk=deck.pk)
-        if deck.state == BuildState.DONE:
+        if not _claimable(deck):
             return deck
         deck.state, deck.progress, deck.message = BuildState.RUNNING, 0, ""
         deck.save(update_fields=["state", "progress", "message", "updated"])
@@ -858,6 +894,66 @@ def deck_delete(*, deck: Deck) -> None:
 def deck_fail(*, deck_id: int, message: str) -> None:
     """Mark a deck FAILED (the task's last resort); its progress is kept."""
     _fail(Deck, deck_id, message)
+
+
+def _retry(model: type[Deck] | type[PrintJob], pk: int, user: Any, enqueue: Callable[[int], None]) -> Any:
+    _require_author(user)
+    with transaction.atomic():
+        job = model.objects.select_for_update().get(pk=pk)
+        if job.owner_id != user.pk and not getattr(user, "is_admin", False):
+            raise PermissionDenied("This is another teacher's work.")
+        if job.state != BuildState.FAILED:
+            raise DeckRefused(
+                f"Only a job that failed can be tried again; this one is {job.get_state_display()}."
+            )
+        job.state, job.progress, job.message = BuildState.QUEUED, 0, ""
+        job.save(update_fields=["state", "progress", "message", "updated"])
+        transaction.on_commit(partial(enqueue, job.pk))
+    return job
+
+
+def deck_retry(*, deck: Deck, user: Any) -> Deck:
+    """Put a FAILED deck back in the queue ("Try again"); it is built from its snapshot.
+
+    Raises ``DeckRefused`` for a deck that did not fail, ``PermissionDenied`` for
+    someone else's deck.
+    """
+    return _retry(Deck, deck.pk, user, _enqueue_deck)
+
+
+def builds_requeue(*, now: Any = None) -> int:
+    """Send again to the queue every deck and print waiting there for too long (``jobs.queued_cutoff``)."""
+    now = now or timezone.now()
+    sent = 0
+    for model, enqueue in ((Deck, _enqueue_deck), (PrintJob, _enqueue_print)):
+        with transaction.atomic():
+            waiting = list(
+                model.objects.select_for_update(skip_locked=True)
+                .filter(state=BuildState.QUEUED, updated__lt=jobs.queued_cutoff(now))
+                .values_list("pk", flat=True)
+            )
+            model.objects.filter(pk__in=waiting).update(updated=now)  # once per window
+            for pk in waiting:
+                transaction.on_commit(partial(enqueue, pk))
+        sent += len(waiting)
+    return sent
+
+
+def builds_sweep(*, now: Any = None) -> dict[str, int]:
+    """Mark FAILED every deck and print still RUNNING whose heartbeat stopped.
+
+    Their worker died (``content.jobs``); the message says so and the page offers "Try
+    again". Returns how many of each were failed.
+    """
+    cutoff = jobs.stale_cutoff(now)
+    failed = {}
+    for model, what in ((Deck, "deck"), (PrintJob, "PDF")):
+        stale = model.objects.filter(state=BuildState.RUNNING, updated__lt=cutoff)
+        count = stale.update(state=BuildState.FAILED, message=STOPPED[what], updated=timezone.now())
+        if count:
+            logger.warning("%s %s(s) lost their worker and were marked failed", count, model.__name__)
+        failed[model.__name__] = count
+    return failed
 
 
 # --- Print jobs ----------------------------------------------------------------------------
@@ -1055,7 +1151,7 @@ def print_job_run(*, job: PrintJob) -> PrintJob:
     """Render a queued print job from its snapshot; errors mark it FAILED (progress kept)."""
     with transaction.atomic():
         job = PrintJob.objects.select_for_update().get(pk=job.pk)
-        if job.state == BuildState.DONE:
+        if not _claimable(job):
             return job
         job.state, job.progress, job.message = BuildState.RUNNING, 0, ""
         job.save(update_fields=["state", "progress", "message", "updated"])
@@ -1089,3 +1185,8 @@ def print_job_delete(*, job: PrintJob) -> None:
 
 def print_job_fail(*, job_id: int, message: str) -> None:
     _fail(PrintJob, job_id, message)
+
+
+def print_job_retry(*, job: PrintJob, user: Any) -> PrintJob:
+    """Put a FAILED print back in the queue ("Try again"); it is rendered from its snapshot."""
+    return _retry(PrintJob, job.pk, user, _enqueue_print)

@@ -13,7 +13,7 @@ from functools import wraps
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -26,7 +26,7 @@ from django.urls import reverse
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from . import building
 from .decks import deck_options
@@ -329,6 +329,30 @@ def deck_detail(request: HttpRequest, pk: int) -> HttpResponse:
         symbol_set_name=(deck.snapshot or {}).get("symbol_set", {}).get("name", ""),
         symbol_count=len((deck.snapshot or {}).get("symbols", [])),
     )
+
+
+@author_required
+@require_POST
+def deck_retry(request: HttpRequest, pk: int) -> HttpResponse:
+    """ "Try again" on a deck whose build failed."""
+    deck = _own(request, Deck.objects.all(), pk)
+    try:
+        building.deck_retry(deck=deck, user=request.user)
+    except building.DeckRefused as refused:
+        messages.error(request, str(refused))
+    return redirect("decks:deck_detail", deck.pk)
+
+
+@author_required
+@require_POST
+def print_retry(request: HttpRequest, pk: int) -> HttpResponse:
+    """ "Try again" on a print whose PDF failed."""
+    job = _own(request, PrintJob.objects.all(), pk)
+    try:
+        building.print_job_retry(job=job, user=request.user)
+    except building.DeckRefused as refused:
+        messages.error(request, str(refused))
+    return redirect("decks:print_detail", job.pk)
 
 
 def _status(obj: Any) -> JsonResponse:

@@ -206,3 +206,15 @@ def export(request: HttpRequest) -> HttpResponse:
     return FileResponse(
         exported.file, as_attachment=True, filename=exported.filename, content_type=exported.content_type
     )
+
+
+@author_required
+@require_POST
+def import_retry(request: HttpRequest, pk: int) -> HttpResponse:
+    """ "Try again" on a failed import: its file is checked again from the start."""
+    job = _job(request, pk)
+    try:
+        imports.import_job_retry(job=job, user=request.user)
+    except imports.ImportRefused as refused:
+        messages.error(request, str(refused))
+    return redirect("content:import_detail", job.pk)

@@ -35,7 +35,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from functools import partial
 from typing import Any
 
@@ -43,8 +43,11 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.base import ContentFile
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
+from django.utils.translation import gettext_noop
 
+from . import jobs
 from . import pictures as picture_rules
 from .models import ImportJob
 from .resources import RESOURCES, SKIP, ContentResource, csv_unescape
@@ -60,6 +63,9 @@ __all__ = [
     "import_job_fail",
     "import_job_progress",
     "import_job_queue_apply",
+    "import_job_retry",
+    "imports_requeue",
+    "imports_sweep",
     "pictures_zip_check",
     "table_read",
 ]
@@ -643,6 +649,8 @@ def import_job_check(*, job: ImportJob) -> ImportJob:
     job = ImportJob.objects.select_related("user").get(pk=job.pk)
     if job.state != ImportJob.State.CHECKING:
         raise ImportRefused(f"This import was checked already (it is {job.get_state_display()}).")
+    job.started = timezone.now()
+    ImportJob.objects.filter(pk=job.pk).update(started=job.started, updated=job.started)
     problem = _author_problem(job)
     if problem:
         return _finish_check(job, state=ImportJob.State.INVALID, error=problem)
@@ -659,7 +667,7 @@ def import_job_check(*, job: ImportJob) -> ImportJob:
                 rows.append(check.as_preview())
                 if _percent(done, total) != progress:
                     progress = _percent(done, total)
-                    ImportJob.objects.filter(pk=job.pk).update(progress=progress)
+                    ImportJob.objects.filter(pk=job.pk).update(progress=progress, updated=timezone.now())
     except ImportFileError as error:
         return _finish_check(job, state=ImportJob.State.INVALID, error=str(error))
 
@@ -689,8 +697,8 @@ def import_job_queue_apply(*, job: ImportJob) -> ImportJob:
         job = ImportJob.objects.select_for_update().get(pk=job.pk)
         if job.state != ImportJob.State.CHECKED:
             raise ImportRefused(_refusal(job))
-        job.state, job.progress = ImportJob.State.IMPORTING, 0
-        job.save(update_fields=["state", "progress", "updated"])
+        job.state, job.progress, job.started = ImportJob.State.IMPORTING, 0, None
+        job.save(update_fields=["state", "progress", "started", "updated"])
         transaction.on_commit(partial(_enqueue_apply, job.pk))
     return job
 
@@ -722,8 +730,8 @@ def import_job_apply(*, job: ImportJob) -> ImportJob:
         job = ImportJob.objects.select_for_update().get(pk=job.pk)
         if job.state not in (ImportJob.State.CHECKED, ImportJob.State.IMPORTING):
             raise ImportRefused(_refusal(job))
-        job.state, job.progress = ImportJob.State.IMPORTING, 0
-        job.save(update_fields=["state", "progress", "updated"])
+        job.state, job.progress, job.started = ImportJob.State.IMPORTING, 0, timezone.now()
+        job.save(update_fields=["state", "progress", "started", "updated"])
 
     stored: list[str] = []
     try:
@@ -801,6 +809,106 @@ def import_job_fail(*, job_id: int, message: str) -> ImportJob:
         state=ImportJob.State.FAILED, error=message
     )
     return ImportJob.objects.get(pk=job_id)
+
+
+#: What an import whose worker died says (``imports_sweep``); translated where it is shown.
+STOPPED = gettext_noop(
+    "The worker handling this file stopped before it finished: it may have run out of "
+    "memory, or been restarted. Nothing was imported. Try again; if it stops again, split "
+    "the file into smaller ones, or tell an admin."
+)
+
+
+def import_job_retry(*, job: ImportJob, user: Any) -> ImportJob:
+    """ "Try again" for a FAILED import: check the stored file again from the start.
+
+    The curator then confirms the fresh preview as usual; rows are never written
+    without a check that found no errors.
+    """
+    if not getattr(user, "is_authenticated", False) or not user.can_author:
+        raise PermissionDenied("Only curators import content.")
+    with transaction.atomic():
+        job = ImportJob.objects.select_for_update().get(pk=job.pk)
+        if job.user_id != user.pk and not getattr(user, "is_admin", False):
+            raise PermissionDenied("This is another curator's import.")
+        if job.state != ImportJob.State.FAILED:
+            raise ImportRefused(
+                "Only an import that failed can be tried again; "
+                f"this one is {job.get_state_display().lower()}."
+            )
+        job.state, job.progress, job.error, job.started = ImportJob.State.CHECKING, 0, "", None
+        job.preview, job.result, job.total_rows = {}, {}, 0
+        job.save(
+            update_fields=[
+                "state",
+                "progress",
+                "error",
+                "started",
+                "preview",
+                "result",
+                "total_rows",
+                "updated",
+            ]
+        )
+        transaction.on_commit(partial(_enqueue_check, job.pk))
+    return job
+
+
+def imports_requeue(*, now: datetime | None = None) -> int:
+    """Send again to the queue every import waiting there for too long (``jobs.queued_cutoff``).
+
+    A check sent twice checks twice (it writes no content); a write sent twice waits for
+    the first one's row lock, then finds the import done.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        waiting = list(
+            ImportJob.objects.select_for_update(skip_locked=True)
+            .filter(
+                state__in=(ImportJob.State.CHECKING, ImportJob.State.IMPORTING),
+                started__isnull=True,
+                updated__lt=jobs.queued_cutoff(now),
+            )
+            .values_list("pk", "state")
+        )
+        ImportJob.objects.filter(pk__in=[pk for pk, _state in waiting]).update(updated=now)
+        for pk, state in waiting:
+            enqueue = _enqueue_check if state == ImportJob.State.CHECKING else _enqueue_apply
+            transaction.on_commit(partial(enqueue, pk))
+    return len(waiting)
+
+
+def imports_sweep(*, now: datetime | None = None) -> int:
+    """Mark FAILED every import whose worker died while checking or writing it.
+
+    A check touches ``updated`` as it goes (and the task's heartbeat, ``content.jobs``);
+    a write holds the job's row lock for its whole transaction, so on PostgreSQL a
+    write whose row is not locked has lost its worker (whose transaction, and so every
+    row it wrote, was rolled back). Where locks cannot be seen (SQLite) a write counts
+    as lost only after its task's hard time limit. Returns how many were failed.
+    """
+    now = now or timezone.now()
+    cutoff = jobs.stale_cutoff(now)
+    working = ImportJob.objects.filter(started__isnull=False)
+    failed = working.filter(state=ImportJob.State.CHECKING, updated__lt=cutoff).update(
+        state=ImportJob.State.FAILED, error=STOPPED, updated=now
+    )
+    writing = working.filter(state=ImportJob.State.IMPORTING)
+    with transaction.atomic():
+        if connection.features.has_select_for_update_skip_locked:
+            lost = writing.filter(updated__lt=cutoff).select_for_update(skip_locked=True)
+        else:
+            limit = jobs.IMPORT_TIME_LIMIT + settings.JOBS_STALE_SECONDS
+            lost = writing.filter(updated__lt=now - timedelta(seconds=limit))
+        ids = list(lost.values_list("pk", flat=True))
+        failed += ImportJob.objects.filter(pk__in=ids).update(
+            state=ImportJob.State.FAILED, error=STOPPED, updated=now
+        )
+    for pk in ids:
+        cache.delete(_progress_key(pk))
+    if failed:
+        logger.warning("%s import(s) lost their worker and were marked failed", failed)
+    return failed
 
 
 def import_job_counts(job: ImportJob) -> dict[str, int]:

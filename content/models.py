@@ -587,6 +587,9 @@ class ImportJob(models.Model):
     error = models.TextField(_("error"), blank=True)
     created = models.DateTimeField(_("created"), auto_now_add=True)
     updated = models.DateTimeField(_("updated"), auto_now=True)
+    #: When a worker took the current step (check or import); empty while it waits in
+    #: the queue, so the sweep of lost jobs (``imports.imports_sweep``) tells the two apart.
+    started = models.DateTimeField(_("started"), null=True, blank=True)
 
     class Meta:
         ordering = ["-created"]

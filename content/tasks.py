@@ -12,7 +12,8 @@ import logging
 
 from celery import shared_task
 
-from . import imports
+from . import building, imports, jobs
+from .jobs import IMPORT_SOFT_TIME_LIMIT, IMPORT_TIME_LIMIT
 from .models import ImportJob
 
 logger = logging.getLogger(__name__)
@@ -23,15 +24,22 @@ UNEXPECTED = (
 )
 
 
-@shared_task(acks_late=True, ignore_result=True)
-def import_job_check_task(job_id: int) -> None:
+@shared_task(
+    bind=True,
+    acks_late=True,
+    ignore_result=True,
+    soft_time_limit=IMPORT_SOFT_TIME_LIMIT,
+    time_limit=IMPORT_TIME_LIMIT,
+)
+def import_job_check_task(self, job_id: int) -> None:  # type: ignore[no-untyped-def]
     """Check the rows of an uploaded import (``imports.import_job_check``)."""
     job = ImportJob.objects.filter(pk=job_id).first()
     if job is None:
         logger.info("Import job %s is gone; nothing to check.", job_id)
         return
     try:
-        imports.import_job_check(job=job)
+        with jobs.task_heartbeat(self, ImportJob, job_id):
+            imports.import_job_check(job=job)
     except imports.ImportRefused as refused:
         logger.info("Import job %s not checked: %s", job_id, refused)
     except Exception:
@@ -39,9 +47,15 @@ def import_job_check_task(job_id: int) -> None:
         imports.import_job_fail(job_id=job_id, message=UNEXPECTED.format(step="checking"))
 
 
-@shared_task(acks_late=True, ignore_result=True)
+@shared_task(
+    acks_late=True, ignore_result=True, soft_time_limit=IMPORT_SOFT_TIME_LIMIT, time_limit=IMPORT_TIME_LIMIT
+)
 def import_job_apply_task(job_id: int) -> None:
-    """Write a confirmed import (``imports.import_job_apply``)."""
+    """Write a confirmed import (``imports.import_job_apply``).
+
+    No heartbeat: the write holds the job's row lock to its end, which is what the sweep
+    looks at (``imports.imports_sweep``).
+    """
     job = ImportJob.objects.filter(pk=job_id).first()
     if job is None:
         logger.info("Import job %s is gone; nothing to import.", job_id)
@@ -53,6 +67,23 @@ def import_job_apply_task(job_id: int) -> None:
     except Exception:
         logger.exception("Import job %s: the import failed", job_id)
         imports.import_job_fail(job_id=job_id, message=UNEXPECTED.format(step="importing"))
+
+
+@shared_task(acks_late=True, ignore_result=True, soft_time_limit=60, time_limit=90)
+def jobs_sweep_task() -> None:
+    """From beat, every minute: fail the builds, prints and imports whose worker died, and
+    queue again the ones that have waited in the queue too long (their task was lost).
+
+    Nothing else recovers them: a prefork child killed mid-task is acknowledged as lost,
+    and a whole worker killed leaves its task to Redis's visibility timeout (hours).
+    """
+    builds = building.builds_sweep()
+    imported = imports.imports_sweep()
+    if any(builds.values()) or imported:
+        logger.warning("Jobs sweep: %s, %s import(s) failed", builds, imported)
+    sent = building.builds_requeue() + imports.imports_requeue()
+    if sent:
+        logger.warning("Jobs sweep: %s job(s) waiting too long were sent to the queue again", sent)
 
 
 # The deck and print tasks live beside; importing them here lets the worker find them.

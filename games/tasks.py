@@ -16,7 +16,7 @@ from .models import GameSession
 logger = logging.getLogger(__name__)
 
 
-@shared_task(acks_late=True, ignore_result=True)
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def session_time_up_task(session_id: int) -> None:
     """ZnajZnak note c: end the game when its timer runs out (``timers.session_time_up``).
 

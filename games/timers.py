@@ -31,6 +31,7 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -87,8 +88,11 @@ def session_time_up_schedule(*, session_id: int, at: datetime) -> None:
 
     if session_time_up_task.app.conf.task_always_eager:
         return
+    # A long timer is reached in hops (an early delivery schedules the next): a task that
+    # waits past Redis's visibility timeout is handed out twice (config/settings.py).
+    eta = min(at, timezone.now() + timedelta(seconds=settings.TASK_ETA_MAX_SECONDS))
     transaction.on_commit(
-        lambda: session_time_up_task.apply_async(args=[session_id], eta=at),
+        lambda: session_time_up_task.apply_async(args=[session_id], eta=eta),
         # A broker that is down must not undo a start: the lazy checks still end the game.
         robust=True,
     )

@@ -18,8 +18,9 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
+from content import jobs
 from content.models import BuildState, KnowledgeQuestion, KnowQuestion, Status, Symbol
 from content.permissions import content_visible_to
 from games.engines import quiz as engine
@@ -296,8 +297,17 @@ def quiz_generate(*, quiz: Quiz, plan_cache: dict[str, Any] | None = None) -> Qu
 
     A pool too small for the quiz leaves it FAILED with the reason for the teacher and
     no items. ``plan_cache`` lets a batch share the share-out of one pool.
+
+    Only a QUEUED quiz is generated, or a RUNNING one whose worker died before the sweep
+    got to it (a task the broker handed out again); a FAILED one waits for
+    :func:`quiz_retry`, a DONE one is left alone.
     """
-    _progress(quiz.pk, 10)
+    with transaction.atomic():
+        locked = Quiz.objects.select_for_update().get(pk=quiz.pk)
+        lost = locked.state == BuildState.RUNNING and locked.updated < jobs.stale_cutoff()
+        if locked.state != BuildState.QUEUED and not lost:
+            return locked
+        _progress(quiz.pk, 10)
     pool = selectors.pool_from_dict(quiz.pool)
     counts = (quiz.options or {}).get("counts")
     chosen = bool(counts)
@@ -348,6 +358,53 @@ def quiz_generate(*, quiz: Quiz, plan_cache: dict[str, Any] | None = None) -> Qu
 
 def quiz_fail(*, quiz_id: int, message: str) -> None:
     _progress(quiz_id, 100, BuildState.FAILED, message)
+
+
+#: What a quiz whose worker died says (``quizzes_sweep``); translated where it is shown.
+STOPPED = gettext_noop(
+    "The worker generating this quiz stopped before it finished: it may have been "
+    "restarted. Try again; tell an admin if it happens again."
+)
+
+
+def quiz_retry(*, quiz: Quiz, by: Any) -> Quiz:
+    """ "Try again" for a quiz whose generation FAILED: queue it again, from its pool snapshot."""
+    from .tasks import quiz_generate_task
+
+    with transaction.atomic():
+        locked = Quiz.objects.select_for_update().get(pk=quiz.pk)
+        if locked.owner_id != getattr(by, "pk", None):
+            raise QuizError("not_yours", _("This is another teacher's quiz."))
+        if locked.state != BuildState.FAILED:
+            raise QuizError("not_failed", _("Only a quiz whose generation failed can be tried again."))
+        locked.state, locked.progress, locked.message = BuildState.QUEUED, 0, ""
+        locked.save(update_fields=["state", "progress", "message", "updated"])
+        transaction.on_commit(lambda: quiz_generate_task.delay(locked.pk))
+    return locked
+
+
+def quizzes_requeue(*, now: datetime | None = None) -> int:
+    """Send again to the queue every quiz waiting there too long (``content.jobs.queued_cutoff``):
+    the rest of a batch whose worker died, a task the broker lost."""
+    from .tasks import quiz_generate_task
+
+    now = now or timezone.now()
+    with transaction.atomic():
+        waiting = list(
+            Quiz.objects.select_for_update(skip_locked=True)
+            .filter(state=BuildState.QUEUED, updated__lt=jobs.queued_cutoff(now))
+            .values_list("pk", flat=True)
+        )
+        Quiz.objects.filter(pk__in=waiting).update(updated=now)
+        for pk in waiting:
+            transaction.on_commit(lambda pk=pk: quiz_generate_task.delay(pk))
+    return len(waiting)
+
+
+def quizzes_sweep(*, now: datetime | None = None) -> int:
+    """Mark FAILED every quiz still RUNNING whose heartbeat stopped (its worker died)."""
+    stale = Quiz.objects.filter(state=BuildState.RUNNING, updated__lt=jobs.stale_cutoff(now))
+    return stale.update(state=BuildState.FAILED, message=STOPPED, updated=timezone.now())
 
 
 # --- editing and publishing ---------------------------------------------------------------------

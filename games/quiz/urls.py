@@ -16,6 +16,7 @@ urlpatterns = [
     path("<int:pk>/", views.quiz_detail, name="detail"),
     path("<int:pk>/status.json", views.quiz_status, name="status"),
     path("<int:pk>/publish", views.quiz_publish, name="publish"),
+    path("<int:pk>/retry", views.quiz_retry, name="retry"),
     path("<int:pk>/items/<int:item_pk>/drop", views.item_drop, name="item_drop"),
     path("<int:pk>/items/<int:item_pk>/replace", views.item_replace, name="item_replace"),
     path("<int:pk>/items/<int:item_pk>/pictures/<str:token>", views.teacher_picture, name="teacher_picture"),

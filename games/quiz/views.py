@@ -500,6 +500,18 @@ class PublishForm(forms.Form):
 
 @login_required
 @require_POST
+def quiz_retry(request: HttpRequest, pk: int) -> HttpResponse:
+    """ "Try again" on a quiz whose generation failed."""
+    quiz = _own_quiz(request, pk)
+    try:
+        services.quiz_retry(quiz=quiz, by=request.user)
+    except services.QuizError as error:
+        _refusal(request, error)
+    return redirect("quiz:detail", quiz.pk)
+
+
+@login_required
+@require_POST
 def quiz_publish(request: HttpRequest, pk: int) -> HttpResponse:
     quiz = _own_quiz(request, pk)
     form = PublishForm(request.POST)

@@ -8,7 +8,7 @@ from . import roster, scores
 from .connector import ServiceError
 
 
-@shared_task(bind=True, acks_late=True, max_retries=None)
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def score_deliver(self, outbox_id: int) -> None:  # type: ignore[no-untyped-def]
     """Post one outbox score; retry with exponential backoff while the LMS fails."""
     delay = scores.score_deliver(outbox_id=outbox_id)
@@ -18,7 +18,7 @@ def score_deliver(self, outbox_id: int) -> None:  # type: ignore[no-untyped-def]
         raise self.retry(countdown=delay)
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, reject_on_worker_lost=True)
 def scores_sweep() -> int:
     """Re-queue pending scores whose task was lost (run it every few minutes from beat or cron)."""
     due = scores.scores_due()

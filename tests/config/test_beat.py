@@ -8,5 +8,10 @@ from config.celery import app
 def test_every_scheduled_sweep_is_a_registered_task() -> None:
     app.loader.import_default_modules()
     scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
-    assert scheduled == {"lms.classes.tasks.assignments_due_sweep_task", "lms.lti.tasks.scores_sweep"}
+    assert scheduled == {
+        "lms.classes.tasks.assignments_due_sweep_task",
+        "lms.lti.tasks.scores_sweep",
+        "content.tasks.jobs_sweep_task",
+        "games.quiz.tasks.quizzes_sweep_task",
+    }
     assert scheduled <= set(app.tasks)

@@ -225,6 +225,24 @@ def test_starting_a_timed_game_schedules_the_task_for_the_deadline_once_committe
     assert scheduled == [([session.pk], session.time_up_at)]
 
 
+def test_a_long_timer_is_reached_in_hops_shorter_than_the_visibility_timeout(
+    teacher, monkeypatch, settings, django_capture_on_commit_callbacks
+):
+    """A task waiting for its ETA past Redis's visibility timeout would be handed out twice."""
+    scheduled: list[Any] = []
+    tasks.session_time_up_task.app.conf.task_always_eager = False
+    monkeypatch.setattr(tasks.session_time_up_task, "apply_async", lambda args, eta: scheduled.append(eta))
+    before = timezone.now()
+    with django_capture_on_commit_callbacks(execute=True):
+        session, _, _ = timed_duel(teacher, timer=3 * 3600)
+
+    (eta,) = scheduled
+    assert eta < session.time_up_at
+    hop = timedelta(seconds=settings.TASK_ETA_MAX_SECONDS)
+    assert before + hop <= eta <= timezone.now() + hop
+    assert settings.TASK_ETA_MAX_SECONDS < settings.CELERY_VISIBILITY_TIMEOUT
+
+
 def test_the_embedded_mode_schedules_nothing_and_relies_on_the_lazy_checks(
     teacher, monkeypatch, django_capture_on_commit_callbacks
 ):

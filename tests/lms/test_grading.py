@@ -185,10 +185,32 @@ def test_publishing_schedules_the_due_task_at_the_due_time(
     monkeypatch.setattr(
         tasks.assignment_due_grade_task, "apply_async", lambda args, eta: calls.append((args, eta))
     )
-    due = timezone.now() + timedelta(days=3)
+    due = timezone.now() + timedelta(minutes=50)
     with django_capture_on_commit_callbacks(execute=True):
         homework = practice_homework(class_with_students(teacher, student), due_at=due)
     assert calls == [((homework.pk,), due)]
+
+
+def test_a_due_time_days_away_is_reached_in_hops_shorter_than_the_visibility_timeout(
+    teacher, student, monkeypatch, settings, django_capture_on_commit_callbacks
+):
+    """A task waiting for its ETA past Redis's visibility timeout would be handed out twice."""
+    from lms.classes import tasks
+
+    calls: list[Any] = []
+    monkeypatch.setattr(tasks.assignment_due_grade_task, "apply_async", lambda args, eta: calls.append(eta))
+    hop = timedelta(seconds=settings.TASK_ETA_MAX_SECONDS)
+    due = timezone.now() + timedelta(days=3)
+    before = timezone.now()
+    with django_capture_on_commit_callbacks(execute=True):
+        homework = practice_homework(class_with_students(teacher, student), due_at=due)
+    assert len(calls) == 1 and before + hop <= calls[0] <= timezone.now() + hop
+
+    # The hop runs early: it grades nothing and schedules the next one (as with a broker).
+    tasks.assignment_due_grade_task.app.conf.task_always_eager = False
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tasks.assignment_due_grade_task.apply(args=(homework.pk,)).get() == 0
+    assert len(calls) == 2 and calls[1] <= timezone.now() + hop < due
 
 
 def test_the_student_page_grades_due_work_without_a_worker(teacher, student, client):

@@ -1,0 +1,366 @@
+"""Jobs whose worker dies: the heartbeat, the sweep, "Try again" (content/jobs.py).
+
+The first tests run the services in this process. The last ones start a real
+``celery -A config worker`` (prefork) in a process of its own, SIGKILL its pool process
+in the middle of a deck build, a print and an import, and check that the sweep fails
+the job with a reason, that "Try again" then finishes it, and that a killed import
+wrote no rows.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import PermissionDenied
+from django.urls import reverse
+from django.utils import timezone
+
+from content import building, imports
+from content.models import BuildState, Deck, ImportJob, PrintJob, Symbol
+from tests.content.test_building import make_set
+from tests.content.test_imports import SYMBOLS, symbol_row, table_bytes, upload
+from tests.factories import ActivityCardFactory, CollectionFactory, TeacherFactory
+from tests.worker_process import require_services, wait_for, worker_process
+
+pytestmark = pytest.mark.django_db
+
+LONG_AGO = timedelta(hours=1)
+
+
+def _age(model, pk: int, by: timedelta = LONG_AGO) -> None:
+    """As if the job's worker had last been heard of ``by`` ago."""
+    model.objects.filter(pk=pk).update(updated=timezone.now() - by)
+
+
+def _deck(teacher, state=BuildState.RUNNING, **options) -> Deck:
+    deck = building.deck_create(
+        user=teacher,
+        symbol_set=make_set(7, owner=teacher),
+        options={"render": False, **options},
+        enqueue=False,
+    )
+    Deck.objects.filter(pk=deck.pk).update(state=state, progress=43)
+    return deck
+
+
+# --- The sweep ----------------------------------------------------------------------------------
+
+
+def test_the_sweep_fails_a_build_whose_heartbeat_stopped_and_says_why(teacher):
+    lost, alive, waiting = _deck(teacher), _deck(teacher), _deck(teacher, state=BuildState.QUEUED)
+    _age(Deck, lost.pk)
+    _age(Deck, waiting.pk)  # a long queue is not a dead worker
+
+    assert building.builds_sweep() == {"Deck": 1, "PrintJob": 0}
+
+    lost.refresh_from_db()
+    assert lost.state == BuildState.FAILED
+    assert lost.message == building.STOPPED["deck"]
+    assert lost.progress == 43  # where it stopped
+    assert Deck.objects.get(pk=alive.pk).state == BuildState.RUNNING
+    assert Deck.objects.get(pk=waiting.pk).state == BuildState.QUEUED
+
+
+def test_the_sweep_fails_a_print_whose_heartbeat_stopped(teacher):
+    card = ActivityCardFactory(owner=teacher)
+    job = building.print_job_create(
+        user=teacher, kind="activity", enqueue=False, selection={"ids": [card.pk]}
+    )
+    PrintJob.objects.filter(pk=job.pk).update(state=BuildState.RUNNING, progress=5)
+    _age(PrintJob, job.pk)
+
+    assert building.builds_sweep() == {"Deck": 0, "PrintJob": 1}
+    job.refresh_from_db()
+    assert (job.state, job.message) == (BuildState.FAILED, building.STOPPED["PDF"])
+
+
+def test_the_stale_window_is_a_setting(teacher, settings):
+    deck = _deck(teacher)
+    _age(Deck, deck.pk, timedelta(seconds=90))
+    assert building.builds_sweep() == {"Deck": 0, "PrintJob": 0}  # default: five minutes
+    settings.JOBS_STALE_SECONDS = 60
+    assert building.builds_sweep() == {"Deck": 1, "PrintJob": 0}
+
+
+def test_a_late_redelivery_does_not_restart_a_failed_or_live_build(teacher):
+    failed = _deck(teacher, state=BuildState.FAILED)
+    alive = _deck(teacher)
+
+    assert building.deck_build(deck=failed).state == BuildState.FAILED
+    assert building.deck_build(deck=alive).state == BuildState.RUNNING  # another worker has it
+
+
+def test_a_redelivery_takes_over_a_build_whose_worker_died(teacher):
+    deck = _deck(teacher)
+    _age(Deck, deck.pk)
+
+    assert building.deck_build(deck=deck).state == BuildState.DONE
+
+
+def _import(teacher, state, **fields) -> ImportJob:
+    CollectionFactory()
+    job = imports.import_job_create(user=teacher, kind=SYMBOLS, data_file=upload(table_bytes([symbol_row()])))
+    ImportJob.objects.filter(pk=job.pk).update(state=state, **fields)
+    _age(ImportJob, job.pk)
+    return job
+
+
+def test_the_sweep_fails_a_lost_import_but_not_one_waiting_in_the_queue(teacher):
+    checking = _import(teacher, ImportJob.State.CHECKING, started=timezone.now() - LONG_AGO)
+    waiting = _import(teacher, ImportJob.State.IMPORTING, started=None)
+
+    assert imports.imports_sweep() == 1
+
+    checking.refresh_from_db()
+    assert (checking.state, checking.error) == (ImportJob.State.FAILED, imports.STOPPED)
+    assert ImportJob.objects.get(pk=waiting.pk).state == ImportJob.State.IMPORTING
+
+
+def test_a_build_waiting_too_long_is_sent_to_the_queue_again_once_per_window(
+    teacher, django_capture_on_commit_callbacks
+):
+    lost, recent = _deck(teacher, state=BuildState.QUEUED), _deck(teacher, state=BuildState.QUEUED)
+    _age(Deck, lost.pk)
+
+    with django_capture_on_commit_callbacks(execute=True) as sent:
+        assert building.builds_requeue() == 1
+    assert len(sent) == 1
+    assert Deck.objects.get(pk=lost.pk).state == BuildState.DONE  # the task ran (in-process here)
+    assert Deck.objects.get(pk=recent.pk).state == BuildState.QUEUED
+    assert building.builds_requeue() == 0
+
+
+def test_an_import_waiting_too_long_is_sent_again_but_not_one_a_worker_has(
+    teacher, django_capture_on_commit_callbacks
+):
+    waiting = _import(teacher, ImportJob.State.CHECKING, started=None)
+    taken = _import(teacher, ImportJob.State.CHECKING, started=timezone.now())
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert imports.imports_requeue() == 1
+    assert ImportJob.objects.get(pk=waiting.pk).state == ImportJob.State.CHECKED
+    assert ImportJob.objects.get(pk=taken.pk).state == ImportJob.State.CHECKING
+
+
+# --- Try again ----------------------------------------------------------------------------------
+
+
+def test_try_again_queues_a_failed_deck_and_it_is_built(teacher, client, django_capture_on_commit_callbacks):
+    deck = _deck(teacher, state=BuildState.FAILED)
+    client.force_login(teacher)
+
+    page = client.get(reverse("decks:deck_detail", args=[deck.pk]))
+    assert reverse("decks:deck_retry", args=[deck.pk]) in page.content.decode()
+
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        response = client.post(reverse("decks:deck_retry", args=[deck.pk]))
+
+    assert response.status_code == 302
+    assert len(queued) == 1
+    deck.refresh_from_db()
+    assert deck.state == BuildState.DONE  # tasks run in-process in these tests
+    assert deck.message.startswith("Order")
+
+
+def test_only_a_failed_deck_of_ones_own_can_be_tried_again(teacher, other_teacher):
+    deck = _deck(teacher)
+    with pytest.raises(building.DeckRefused):
+        building.deck_retry(deck=deck, user=teacher)
+    Deck.objects.filter(pk=deck.pk).update(state=BuildState.FAILED)
+    with pytest.raises(PermissionDenied):
+        building.deck_retry(deck=deck, user=other_teacher)
+
+
+def test_try_again_on_a_print(teacher, client, django_capture_on_commit_callbacks):
+    card = ActivityCardFactory(owner=teacher)
+    job = building.print_job_create(
+        user=teacher, kind="activity", enqueue=False, selection={"ids": [card.pk]}, options={"render": False}
+    )
+    PrintJob.objects.filter(pk=job.pk).update(state=BuildState.FAILED, message=building.STOPPED["PDF"])
+    client.force_login(teacher)
+
+    page = client.get(reverse("decks:print_detail", args=[job.pk])).content.decode()
+    assert "stopped before it finished" in page
+    assert reverse("decks:print_retry", args=[job.pk]) in page
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("decks:print_retry", args=[job.pk]))
+    assert PrintJob.objects.get(pk=job.pk).state == BuildState.DONE
+
+
+def test_try_again_checks_a_failed_import_again(teacher, client, django_capture_on_commit_callbacks):
+    job = _import(teacher, ImportJob.State.FAILED, error=imports.STOPPED, progress=40)
+    client.force_login(teacher)
+
+    page = client.get(reverse("content:import_detail", args=[job.pk])).content.decode()
+    assert reverse("content:import_retry", args=[job.pk]) in page
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("content:import_retry", args=[job.pk]))
+
+    job.refresh_from_db()
+    assert job.state == ImportJob.State.CHECKED  # checked again in-process; confirmed as before
+    assert job.error == ""
+    assert Symbol.objects.count() == 0
+
+
+def test_the_reason_is_shown_in_the_teachers_language(teacher, client):
+    deck = _deck(teacher, state=BuildState.FAILED)
+    Deck.objects.filter(pk=deck.pk).update(message=building.STOPPED["deck"])
+    client.force_login(teacher)
+
+    page = client.get(
+        reverse("decks:deck_detail", args=[deck.pk]), HTTP_ACCEPT_LANGUAGE="pl"
+    ).content.decode()
+
+    assert building.STOPPED["deck"] not in page
+    assert "Spróbuj ponownie" in page
+
+
+# --- A real worker, killed ----------------------------------------------------------------------
+
+#: Seconds without a heartbeat before the sweep calls a job lost, in these tests.
+STALE = 3
+
+
+def _past_the_stale_window() -> None:
+    time.sleep(STALE + 1.5)
+
+
+@pytest.mark.celery
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_a_deck_build_whose_worker_is_killed_is_failed_then_built_again(tmp_path, settings):
+    require_services()
+    settings.JOBS_STALE_SECONDS = STALE
+    hold = tmp_path / "hold"
+    hold.touch()
+    teacher = TeacherFactory()
+    symbol_set = make_set(7, owner=teacher)
+
+    with worker_process(tmp_path, hold) as worker:
+        deck = building.deck_create(user=teacher, symbol_set=symbol_set, options={"sets": 2})
+        wait_for(
+            lambda: Deck.objects.filter(pk=deck.pk, state=BuildState.RUNNING, progress__gt=0).exists(),
+            "the build to start",
+            worker,
+        )
+        _past_the_stale_window()  # no progress meanwhile: only the heartbeat shows it alive
+        assert building.builds_sweep() == {"Deck": 0, "PrintJob": 0}
+
+        worker.kill_pool()
+        _past_the_stale_window()
+        assert building.builds_sweep() == {"Deck": 1, "PrintJob": 0}
+        deck.refresh_from_db()
+        assert deck.state == BuildState.FAILED
+        assert deck.message == building.STOPPED["deck"]
+        assert deck.progress > 0
+
+        hold.unlink()
+        time.sleep(2)  # the worker acknowledged the lost task: nothing builds it behind the teacher
+        assert Deck.objects.get(pk=deck.pk).state == BuildState.FAILED
+
+        building.deck_retry(deck=deck, user=teacher)
+        wait_for(
+            lambda: (
+                Deck.objects.filter(pk=deck.pk)
+                .exclude(state__in=[BuildState.QUEUED, BuildState.RUNNING])
+                .exists()
+            ),
+            "the build to end",
+            worker,
+        )
+    deck.refresh_from_db()
+    assert deck.state == BuildState.DONE, deck.message
+    assert set(deck.files) == {"deck.json", "game-cards.pdf", "auxiliary-cards.pdf"}
+
+
+@pytest.mark.celery
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_a_print_whose_worker_is_killed_is_failed_then_printed_again(tmp_path, settings):
+    require_services()
+    settings.JOBS_STALE_SECONDS = STALE
+    hold = tmp_path / "hold"
+    hold.touch()
+    teacher = TeacherFactory()
+    cards = [ActivityCardFactory(owner=teacher) for _ in range(3)]
+
+    with worker_process(tmp_path, hold) as worker:
+        job = building.print_job_create(
+            user=teacher, kind="activity", selection={"ids": [c.pk for c in cards]}
+        )
+        wait_for(
+            lambda: PrintJob.objects.filter(pk=job.pk, state=BuildState.RUNNING, progress__gt=0).exists(),
+            "the print to start",
+            worker,
+        )
+        _past_the_stale_window()
+        assert building.builds_sweep() == {"Deck": 0, "PrintJob": 0}
+
+        worker.kill_pool()
+        _past_the_stale_window()
+        assert building.builds_sweep() == {"Deck": 0, "PrintJob": 1}
+        job.refresh_from_db()
+        assert (job.state, job.message) == (BuildState.FAILED, building.STOPPED["PDF"])
+
+        hold.unlink()
+        building.print_job_retry(job=job, user=teacher)
+        wait_for(
+            lambda: (
+                PrintJob.objects.filter(pk=job.pk)
+                .exclude(state__in=[BuildState.QUEUED, BuildState.RUNNING])
+                .exists()
+            ),
+            "the print to end",
+            worker,
+        )
+    job.refresh_from_db()
+    assert job.state == BuildState.DONE, job.message
+    assert list(job.files) == ["activity-cards.pdf"]
+
+
+@pytest.mark.celery
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_an_import_whose_worker_is_killed_writes_no_rows_and_can_be_tried_again(tmp_path, settings):
+    require_services()
+    settings.JOBS_STALE_SECONDS = STALE
+    hold = tmp_path / "hold"
+    teacher = TeacherFactory()
+    CollectionFactory()
+    rows = [symbol_row(number=str(n), name=f"Symbol {n}") for n in range(1, 11)]
+
+    def state_is(state):
+        return lambda: ImportJob.objects.filter(pk=job.pk, state=state).exists()
+
+    with worker_process(tmp_path, hold) as worker:
+        job = imports.import_job_create(user=teacher, kind=SYMBOLS, data_file=upload(table_bytes(rows)))
+        wait_for(state_is(ImportJob.State.CHECKED), "the check", worker)
+
+        hold.touch()  # the write now stops after its second row, inside its transaction
+        imports.import_job_queue_apply(job=job)
+        wait_for(
+            lambda: (
+                ImportJob.objects.get(pk=job.pk).started
+                and imports.import_job_progress(ImportJob.objects.get(pk=job.pk)) > 0
+            ),
+            "the write to start",
+            worker,
+        )
+        _past_the_stale_window()
+        assert imports.imports_sweep() == 0  # its worker holds the row: it is alive
+
+        worker.kill_pool()
+        _past_the_stale_window()
+        assert imports.imports_sweep() == 1
+        job.refresh_from_db()
+        assert (job.state, job.error) == (ImportJob.State.FAILED, imports.STOPPED)
+        assert Symbol.objects.count() == 0  # the killed write was rolled back whole
+
+        hold.unlink()
+        imports.import_job_retry(job=job, user=teacher)
+        wait_for(state_is(ImportJob.State.CHECKED), "the second check", worker)
+        imports.import_job_queue_apply(job=job)
+        wait_for(state_is(ImportJob.State.DONE), "the import", worker)
+
+    assert Symbol.objects.count() == 10
