@@ -46,7 +46,8 @@ class SymbolFilter(BaseFilterBackend):
                 | Q(description__icontains=word)
                 | Q(outline__icontains=word)
             )
-            if word.isdigit() and len(word) <= 3:
+            # isdigit() alone accepts '³' and other digits int() refuses.
+            if word.isascii() and word.isdigit() and len(word) <= 3:
                 match |= Q(number=int(word))
             queryset = queryset.filter(match)
         return queryset

@@ -251,3 +251,12 @@ def test_picture_over_the_size_limit_is_refused_unread(api, teacher, monkeypatch
 def test_set_filter_with_an_unknown_set_gives_nothing(api, teacher):
     SymbolFactory(owner=teacher)
     assert ids(api(teacher).get(url("symbol", set=999999))) == set()
+
+
+def test_symbol_search_for_a_superscript_digit_is_text_not_a_number(api, teacher):
+    # '³'.isdigit() is true but int('³') fails; the word is searched as text.
+    three = SymbolFactory(name="Trzy", owner=teacher, number=3)
+    cubed = SymbolFactory(name="Metr³", owner=teacher, number=4)
+    client = api(teacher)
+    assert ids(client.get(url("symbol", search="³"))) == {cubed.pk}
+    assert ids(client.get(url("symbol", search="3"))) == {three.pk}
