@@ -18,7 +18,8 @@ from .serializers import AuthoredFilterSerializer, SymbolFilterSerializer
 def _params(serializer_class: Any, request: Request) -> dict[str, Any]:
     serializer = serializer_class(data=request.query_params)
     serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
+    # An empty value (``?tag=``, as an empty form field sends) filters nothing.
+    return {name: value for name, value in serializer.validated_data.items() if value != ""}
 
 
 class SymbolFilter(BaseFilterBackend):

@@ -260,3 +260,19 @@ def test_symbol_search_for_a_superscript_digit_is_text_not_a_number(api, teacher
     client = api(teacher)
     assert ids(client.get(url("symbol", search="³"))) == {cubed.pk}
     assert ids(client.get(url("symbol", search="3"))) == {three.pk}
+
+
+def test_an_empty_filter_filters_nothing(api, teacher):
+    eagle = SymbolFactory(name="Orzeł", owner=teacher, number=7)
+    client = api(teacher)
+    assert eagle.pk in ids(
+        client.get(url("symbol", period="", theme="", status="", collection="", search=""))
+    )
+
+
+def test_text_fields_take_text_not_numbers(api, teacher):
+    client = api(teacher)
+    response = client.post(url("theme"), {"slug": "t", "name": 12}, format="json")
+    assert response.status_code == 400
+    assert "name" in response.json()
+    assert client.post(url("theme"), {"slug": "t", "name": "12"}, format="json").status_code == 201
