@@ -42,13 +42,18 @@ from content.pictures import MAX_BYTES
 
 class TextField(serializers.CharField):
     """Text, and only text: DRF's CharField turns 12 or true into "12" and "True", so a
-    client that sent a number where the schema says string would not learn its mistake."""
+    client that sent a number where the schema says string would not learn its mistake;
+    and it measures the length after trimming, so a name one space too long passed."""
 
     default_error_messages = {"invalid": _("Give text here, in quotes.")}
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
+        # The length the schema promises is that of what was sent, before the spaces around
+        # it are trimmed.
+        if self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
         return str(super().to_internal_value(data))
 
 
@@ -565,10 +570,16 @@ class KnowledgeQuestionSerializer(AuthoredSerializer):
 class SymbolFilterSerializer(serializers.Serializer):
     """The list filters of ``/symbols/`` (all optional, combined with AND)."""
 
-    period = serializers.SlugField(required=False, allow_blank=True, help_text="Key of a period, e.g. ii-rp.")
-    theme = serializers.SlugField(required=False, allow_blank=True, help_text="Key of a theme.")
+    period = serializers.SlugField(
+        required=False, allow_blank=True, trim_whitespace=False, help_text="Key of a period, e.g. ii-rp."
+    )
+    theme = serializers.SlugField(
+        required=False, allow_blank=True, trim_whitespace=False, help_text="Key of a theme."
+    )
     status = serializers.ChoiceField(choices=Status.choices, required=False, allow_blank=True)
-    collection = serializers.SlugField(required=False, allow_blank=True, help_text="Key of a collection.")
+    collection = serializers.SlugField(
+        required=False, allow_blank=True, trim_whitespace=False, help_text="Key of a collection."
+    )
     set = serializers.IntegerField(
         required=False, min_value=1, help_text="Id of a symbol set you can see: its symbols."
     )
@@ -582,4 +593,6 @@ class SymbolFilterSerializer(serializers.Serializer):
 
 class AuthoredFilterSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Status.choices, required=False, allow_blank=True)
-    tag = serializers.SlugField(required=False, allow_blank=True, help_text="Key of a tag.")
+    tag = serializers.SlugField(
+        required=False, allow_blank=True, trim_whitespace=False, help_text="Key of a tag."
+    )

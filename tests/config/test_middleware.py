@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.contrib import admin
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from content.models import Period, Theme
@@ -93,3 +94,19 @@ def test_an_escaped_backslash_before_u0000_is_text_not_nul(client, teacher):
 def test_nul_in_the_session_cookie_is_a_400(client):
     client.cookies["sessionid"] = "abcdefgh\x00"
     assert client.get("/").status_code == 400
+
+
+def test_every_admin_add_form_refuses_nul(client, admin_user, rf):
+    request = rf.get("/admin/")
+    request.user = admin_user
+    add_urls = [
+        model["add_url"]
+        for app in admin.site.get_app_list(request)
+        for model in app["models"]
+        if model.get("add_url")
+    ]
+    assert len(add_urls) > 5
+    client.force_login(admin_user)
+    for add in add_urls:
+        response = client.post(add, {"name": "x\x00", "slug": "x\x00", "title": "\x00"})
+        assert response.status_code == 400, add

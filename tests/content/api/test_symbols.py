@@ -7,7 +7,7 @@ import io
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
-from content.models import Period, Status, Symbol
+from content.models import Period, Status, Symbol, Theme
 from tests.factories import (
     CollectionFactory,
     SymbolFactory,
@@ -276,3 +276,12 @@ def test_text_fields_take_text_not_numbers(api, teacher):
     assert response.status_code == 400
     assert "name" in response.json()
     assert client.post(url("theme"), {"slug": "t", "name": "12"}, format="json").status_code == 201
+
+
+def test_text_longer_than_allowed_is_refused_even_if_trimmed_it_would_fit(api, teacher):
+    client = api(teacher)
+    longest = "x" * Theme._meta.get_field("name").max_length
+    assert client.post(url("theme"), {"slug": "a", "name": longest}, format="json").status_code == 201
+    response = client.post(url("theme"), {"slug": "b", "name": "\t" + longest}, format="json")
+    assert response.status_code == 400
+    assert "name" in response.json()
