@@ -132,7 +132,7 @@ def activity_terms_parse(text: str, *, default_points: int = 4) -> tuple[list[Pa
         points: int | None = None
         form: str | None = None
         for option in options:
-            if option.isdigit():
+            if option.isascii() and option.isdigit():
                 points = int(option)
                 if not 3 <= points <= 6:
                     raise TermListError(

@@ -58,7 +58,7 @@ def answer_validate(category: str, value: Any) -> int | list[str]:
     if category == "number":
         if isinstance(value, list) and len(value) == 1:
             value = value[0]
-        if isinstance(value, str) and value.strip().isdigit():
+        if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 5:
             raise AnswerError(f"A number card's answer is a whole number from 0 to 5, not {value!r}.")

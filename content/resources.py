@@ -984,7 +984,7 @@ def table_xlsx(
         cells = []
         for column, value in zip(headers, row, strict=True):
             text = ILLEGAL_CHARACTERS_RE.sub("", cell_text_raw(value))
-            if column in numeric and text.isdigit() and len(text) < 16:
+            if column in numeric and text.isascii() and text.isdigit() and len(text) < 16:
                 cells.append(int(text))
                 continue
             cell = WriteOnlyCell(sheet, value=text)

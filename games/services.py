@@ -572,7 +572,7 @@ def naming_rows(
                 action_index=action_index,
                 symbol_id=symbol_id if isinstance(symbol_id, int) else None,
                 symbol_key=key[:64],
-                symbol_number=int(key[-3:]) if key[-3:].isdigit() else None,
+                symbol_number=int(key[-3:]) if key[-3:].isascii() and key[-3:].isdigit() else None,
                 symbol_name=str(names.get(key, {}).get("name", ""))[:200],
                 text=(naming.text or "")[:200],
                 correct=naming.correct,

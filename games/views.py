@@ -332,7 +332,7 @@ def session_age_order(request: HttpRequest, pk: int) -> HttpResponse:
         ranks: dict[int, int | None] = {}
         for player in players:
             value = request.POST.get(f"rank-{player.pk}", "")
-            ranks[player.pk] = int(value) if value.isdigit() else None
+            ranks[player.pk] = int(value) if value.isascii() and value.isdigit() else None
         try:
             services.session_age_order_set(session=session, by=request.user, ranks=ranks)
         except services.SessionError as refusal:

@@ -18,7 +18,8 @@ from .serializers import AuthoredFilterSerializer, SymbolFilterSerializer
 def _params(serializer_class: Any, request: Request) -> dict[str, Any]:
     serializer = serializer_class(data=request.query_params)
     serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
+    # An empty value (``?tag=``, as an empty form field sends) filters nothing.
+    return {name: value for name, value in serializer.validated_data.items() if value != ""}
 
 
 class SymbolFilter(BaseFilterBackend):
@@ -46,7 +47,8 @@ class SymbolFilter(BaseFilterBackend):
                 | Q(description__icontains=word)
                 | Q(outline__icontains=word)
             )
-            if word.isdigit() and len(word) <= 3:
+            # isdigit() alone accepts '³' and other digits int() refuses.
+            if word.isascii() and word.isdigit() and len(word) <= 3:
                 match |= Q(number=int(word))
             queryset = queryset.filter(match)
         return queryset

@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
@@ -40,10 +40,48 @@ from content.permissions import content_visible_to
 from content.pictures import MAX_BYTES
 from content.views import symbol_picture_url
 
+
+class TextField(serializers.CharField):
+    """Text, and only text: DRF's CharField turns 12 or true into "12" and "True", so a
+    client that sent a number where the schema says string would not learn its mistake;
+    and it measures the length after trimming, so a name one space too long passed."""
+
+    default_error_messages = {"invalid": _("Give text here, in quotes.")}
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        # The length the schema promises is that of what was sent, before the spaces around
+        # it are trimmed.
+        if self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
+        return str(super().to_internal_value(data))
+
+
+class SlugTextField(TextField, serializers.SlugField):
+    pass
+
+
+class URLTextField(TextField, serializers.URLField):
+    pass
+
+
+class ModelSerializer(serializers.ModelSerializer):
+    """A model serializer whose text fields take text only."""
+
+    serializer_field_mapping = {
+        **serializers.ModelSerializer.serializer_field_mapping,
+        models.CharField: TextField,
+        models.TextField: TextField,
+        models.SlugField: SlugTextField,
+        models.URLField: URLTextField,
+    }
+
+
 # --- Reference data ---------------------------------------------------------------------------
 
 
-class PeriodSerializer(serializers.ModelSerializer):
+class PeriodSerializer(ModelSerializer):
     """A chronological marking of symbols (II RP, II wojna światowa, PRL)."""
 
     years = serializers.CharField(read_only=True, help_text="The years as printed on the cards.")
@@ -63,7 +101,7 @@ class PeriodSerializer(serializers.ModelSerializer):
         return attrs
 
 
-class ThemeSerializer(serializers.ModelSerializer):
+class ThemeSerializer(ModelSerializer):
     """A key for grouping symbols."""
 
     class Meta:
@@ -71,7 +109,7 @@ class ThemeSerializer(serializers.ModelSerializer):
         fields = ("id", "slug", "name", "description")
 
 
-class CollectionSerializer(serializers.ModelSerializer):
+class CollectionSerializer(ModelSerializer):
     """An edition of symbols; symbol numbers are unique within it."""
 
     class Meta:
@@ -79,7 +117,7 @@ class CollectionSerializer(serializers.ModelSerializer):
         fields = ("id", "slug", "name", "description")
 
 
-class TagSerializer(serializers.ModelSerializer):
+class TagSerializer(ModelSerializer):
     """A free label for Activity cards and Knowledge? questions."""
 
     class Meta:
@@ -99,7 +137,7 @@ def authors() -> QuerySet[Any]:
     )
 
 
-class AuthoredSerializer(serializers.ModelSerializer):
+class AuthoredSerializer(ModelSerializer):
     """Owner and editors, as in the admin: only admins set the owner; only the owner and
     admins grant editors. Sending back the current value unchanged is always accepted, so
     a client may PUT what it read."""
@@ -144,7 +182,7 @@ class AuthoredSerializer(serializers.ModelSerializer):
 class LinesField(serializers.ListField):
     """A text field holding one item per line, exchanged as a list of strings."""
 
-    child = serializers.CharField(max_length=120)
+    child = TextField(max_length=120)
 
     def to_representation(self, data: str) -> list[str]:
         return [line.strip() for line in (data or "").splitlines() if line.strip()]
@@ -363,7 +401,7 @@ class SymbolSetSerializer(AuthoredSerializer):
         return symbol_set
 
 
-class ActivityTermSerializer(serializers.ModelSerializer):
+class ActivityTermSerializer(ModelSerializer):
     """One slot A–F of an Activity card: a term with 3–6 points, or a chain or a rhyme without."""
 
     class Meta:
@@ -540,20 +578,29 @@ class KnowledgeQuestionSerializer(AuthoredSerializer):
 class SymbolFilterSerializer(serializers.Serializer):
     """The list filters of ``/symbols/`` (all optional, combined with AND)."""
 
-    period = serializers.SlugField(required=False, help_text="Key of a period, e.g. ii-rp.")
-    theme = serializers.SlugField(required=False, help_text="Key of a theme.")
-    status = serializers.ChoiceField(choices=Status.choices, required=False)
-    collection = serializers.SlugField(required=False, help_text="Key of a collection.")
+    period = serializers.SlugField(
+        required=False, allow_blank=True, trim_whitespace=False, help_text="Key of a period, e.g. ii-rp."
+    )
+    theme = serializers.SlugField(
+        required=False, allow_blank=True, trim_whitespace=False, help_text="Key of a theme."
+    )
+    status = serializers.ChoiceField(choices=Status.choices, required=False, allow_blank=True)
+    collection = serializers.SlugField(
+        required=False, allow_blank=True, trim_whitespace=False, help_text="Key of a collection."
+    )
     set = serializers.IntegerField(
         required=False, min_value=1, help_text="Id of a symbol set you can see: its symbols."
     )
     search = serializers.CharField(
         required=False,
+        allow_blank=True,
         help_text="Words found in the name, alternative names, description "
         "or outline, or the symbol's number.",
     )
 
 
 class AuthoredFilterSerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=Status.choices, required=False)
-    tag = serializers.SlugField(required=False, help_text="Key of a tag.")
+    status = serializers.ChoiceField(choices=Status.choices, required=False, allow_blank=True)
+    tag = serializers.SlugField(
+        required=False, allow_blank=True, trim_whitespace=False, help_text="Key of a tag."
+    )

@@ -31,6 +31,7 @@ from content.permissions import content_visible_to
 
 from . import serializers
 from .filters import AuthoredFilter, SymbolFilter
+from .pagination import Pagination
 from .permissions import (
     AuthorsAddAdminsChange,
     ContentObjectPermission,
@@ -76,6 +77,7 @@ class PeriodViewSet(DeleteProtectedMixin, viewsets.ModelViewSet):
     queryset = Period.objects.all()
     serializer_class = serializers.PeriodSerializer
     permission_classes = [IsAuthor, IsAdminOrReadOnly]
+    pagination_class = Pagination
     parser_classes = [JSONParser]
     lookup_field = "slug"
     filter_backends = [SearchFilter, OrderingFilter]
@@ -85,6 +87,7 @@ class PeriodViewSet(DeleteProtectedMixin, viewsets.ModelViewSet):
 
 class ReferenceViewSet(DeleteProtectedMixin, viewsets.ModelViewSet):
     permission_classes = [IsAuthor, AuthorsAddAdminsChange]
+    pagination_class = Pagination
     parser_classes = [JSONParser]
     lookup_field = "slug"
     filter_backends = [SearchFilter, OrderingFilter]
@@ -124,6 +127,7 @@ class AuthoredViewSet(DeleteProtectedMixin, viewsets.ModelViewSet):
     """Content with an owner and editors: the admin's per-row rules."""
 
     permission_classes = [IsAuthor, ContentObjectPermission]
+    pagination_class = Pagination
     parser_classes = [JSONParser]
     filter_backends = [AuthoredFilter, SearchFilter, OrderingFilter]
 

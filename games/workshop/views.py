@@ -405,7 +405,9 @@ def suggestion_add(request: HttpRequest, pk: int) -> HttpResponse:
         group = None
         if group_id:
             group = (
-                Group.objects.filter(pk=group_id, workshop=workshop).first() if group_id.isdigit() else None
+                Group.objects.filter(pk=group_id, workshop=workshop).first()
+                if group_id.isascii() and group_id.isdigit()
+                else None
             )
             if group is None:
                 raise services.WorkshopError("no_group", _("That group is not in this workshop any more."))
@@ -441,7 +443,11 @@ def group_create(request: HttpRequest, pk: int) -> HttpResponse:
 def group_join(request: HttpRequest, pk: int) -> HttpResponse:
     def join_group(participant: WorkshopParticipant) -> None:
         group_id = request.POST.get("group", "")
-        group = Group.objects.filter(pk=group_id, workshop_id=pk).first() if group_id.isdigit() else None
+        group = (
+            Group.objects.filter(pk=group_id, workshop_id=pk).first()
+            if group_id.isascii() and group_id.isdigit()
+            else None
+        )
         if group is None:
             raise services.WorkshopError("no_group", _("That group is not in this workshop any more."))
         services.group_join(participant=participant, group=group)

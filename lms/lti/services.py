@@ -427,7 +427,7 @@ def assignment_from_template(
     from lms.classes import quizzes
 
     kind, _sep, pk = key.partition(":")
-    if not pk.isdigit():
+    if not (pk.isascii() and pk.isdigit()):
         raise ClassError("invalid_template", _("Choose one of the activities on the list."))
     try:
         if kind == "assignment":

@@ -92,7 +92,7 @@ def items_describe(keys: Iterable[str]) -> dict[str, Item]:
     by_kind: dict[str, set[int]] = defaultdict(set)
     for key in keys:
         kind, _sep, pk = key.partition(":")
-        if pk.isdigit():
+        if pk.isascii() and pk.isdigit():
             by_kind[kind].add(int(pk))
     items: dict[str, Item] = {}
     if by_kind["symbol"]:

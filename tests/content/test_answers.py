@@ -44,3 +44,12 @@ def test_validate_refuses_a_list_for_a_number_card_with_two_values():
 def test_validate_refuses_bool_for_a_number_card():
     with pytest.raises(AnswerError):
         answer_validate("number", True)
+
+
+@pytest.mark.parametrize("text", ["³", "²", " ¹ "])
+def test_superscript_digit_is_not_a_number_card_answer(text):
+    # '³'.isdigit() is true but int('³') fails: such text is refused, not crashed on.
+    with pytest.raises(AnswerError):
+        answer_validate("number", text)
+    with pytest.raises(AnswerError):
+        answer_parse("number", text)

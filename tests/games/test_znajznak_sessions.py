@@ -196,3 +196,15 @@ def test_a_session_from_a_symbol_set_has_no_layout_and_the_page_draws_a_grid(tea
     session = create_session(teacher)
 
     assert page_live(signed_in(teacher), session)["faces"] is None
+
+
+def test_a_rank_that_is_no_ascii_number_is_no_rank(teacher):
+    # '³'.isdigit() is true but int('³') fails: the field counts as left empty.
+    session, (ala, olek, zosia) = lobby(teacher)
+    response = signed_in(teacher).post(
+        reverse("games:session_age_order", args=[session.pk]),
+        {f"rank-{ala.pk}": "³", f"rank-{olek.pk}": "1", f"rank-{zosia.pk}": ""},
+    )
+    assert response.status_code in (200, 302)
+    ranks = dict(session.participants.values_list("pk", "age_rank"))
+    assert ranks[ala.pk] is None and ranks[olek.pk] == 1

@@ -14,6 +14,7 @@ from games.models import PracticeAssignment
 from games.quiz.models import QuizAttempt
 from lms.classes import services
 from lms.classes.errors import ClassError
+from lms.lti.services import assignment_from_template
 from lms.models import Assignment, Grade, SchoolClass, Submission
 from tests.factories import UserFactory
 from tests.lms.factories_classes import (
@@ -515,3 +516,11 @@ def test_a_knowledge_homework_is_graded_the_moment_the_game_ends(school_class, t
     submission.refresh_from_db()
     assert session.status == GameSession.Status.FINISHED
     assert submission.status == Submission.Status.GRADED and submission.graded_at is not None
+
+
+@pytest.mark.parametrize("key", ["assignment:³", "quiz:²", "assignment:"])
+def test_a_template_key_without_an_ascii_number_is_refused(school_class, teacher, key):
+    with pytest.raises(ClassError) as refusal:
+        assignment_from_template(key=key, school_class=school_class, teacher=teacher)
+    assert refusal.value.code == "invalid_template"
+    assert not Assignment.objects.exists()

@@ -598,7 +598,7 @@ class Command(BaseCommand):
         key = options["board"]
         found = (
             KnowledgeBoard.objects.filter(pk=int(key))
-            if key.isdigit()
+            if key.isascii() and key.isdigit()
             else KnowledgeBoard.objects.filter(name=key)
         )
         board = found.first()

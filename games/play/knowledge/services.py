@@ -305,4 +305,4 @@ def knowledge_progress_record(*, session: GameSession) -> int:
 
 
 def _question_card(card_id: str) -> bool:
-    return card_id.startswith("q") and card_id[1:].isdigit()
+    return card_id.startswith("q") and card_id[1:].isascii() and card_id[1:].isdigit()

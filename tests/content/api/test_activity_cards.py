@@ -109,3 +109,11 @@ def test_activity_cards_filter_by_status_and_tag_and_search_terms(api, teacher):
     assert [row["id"] for row in found] == [draft.pk]
     found = client.get(url("activity-card", search=f"term C{draft.pk}")).json()["results"]
     assert [row["id"] for row in found] == [draft.pk]
+
+
+@pytest.mark.parametrize("tag", ["\x1c", " ", "a b"])
+def test_a_tag_filter_that_is_no_key_is_refused_not_stripped_to_nothing(api, teacher, tag):
+    # Python strips "\x1c" as whitespace; stripped, it would silently filter nothing.
+    response = api(teacher).get(url("activity-card", tag=tag))
+    assert response.status_code == 400
+    assert "tag" in response.json()

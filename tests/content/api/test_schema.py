@@ -93,3 +93,30 @@ def test_docs_page_uses_only_assets_served_by_talia(api, teacher, collected_stat
     # No script or stylesheet is loaded from elsewhere by the inline code either.
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
     assert "/api/schema/" in page
+
+
+def test_every_operation_documents_its_refusals(api, teacher):
+    paths = api(teacher).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()["paths"]
+    operations = [
+        (path, method, operation)
+        for path, methods in paths.items()
+        if path.startswith("/api/v1/")
+        for method, operation in methods.items()
+    ]
+    assert len(operations) > 40
+    for path, method, operation in operations:
+        codes = set(operation["responses"])
+        assert {"400", "403"} <= codes, (method, path)
+        if "{" in path:
+            assert "404" in codes, (method, path)
+        if method == "delete":
+            assert "409" in codes, (method, path)
+        error = operation["responses"]["403"]["content"]["application/json"]["schema"]
+        assert error == {"$ref": "#/components/schemas/Error"}
+
+
+def test_page_parameters_are_documented_as_counts(api, teacher):
+    paths = api(teacher).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()["paths"]
+    parameters = {p["name"]: p["schema"] for p in paths["/api/v1/themes/"]["get"]["parameters"]}
+    assert parameters["limit"]["minimum"] == 1
+    assert parameters["offset"]["minimum"] == 0

@@ -7,7 +7,7 @@ import io
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
-from content.models import Period, Status, Symbol
+from content.models import Period, Status, Symbol, Theme
 from content.views import symbol_picture_url
 from tests.factories import (
     CollectionFactory,
@@ -254,3 +254,37 @@ def test_picture_over_the_size_limit_is_refused_unread(api, teacher, monkeypatch
 def test_set_filter_with_an_unknown_set_gives_nothing(api, teacher):
     SymbolFactory(owner=teacher)
     assert ids(api(teacher).get(url("symbol", set=999999))) == set()
+
+
+def test_symbol_search_for_a_superscript_digit_is_text_not_a_number(api, teacher):
+    # '³'.isdigit() is true but int('³') fails; the word is searched as text.
+    three = SymbolFactory(name="Trzy", owner=teacher, number=3)
+    cubed = SymbolFactory(name="Metr³", owner=teacher, number=4)
+    client = api(teacher)
+    assert ids(client.get(url("symbol", search="³"))) == {cubed.pk}
+    assert ids(client.get(url("symbol", search="3"))) == {three.pk}
+
+
+def test_an_empty_filter_filters_nothing(api, teacher):
+    eagle = SymbolFactory(name="Orzeł", owner=teacher, number=7)
+    client = api(teacher)
+    assert eagle.pk in ids(
+        client.get(url("symbol", period="", theme="", status="", collection="", search=""))
+    )
+
+
+def test_text_fields_take_text_not_numbers(api, teacher):
+    client = api(teacher)
+    response = client.post(url("theme"), {"slug": "t", "name": 12}, format="json")
+    assert response.status_code == 400
+    assert "name" in response.json()
+    assert client.post(url("theme"), {"slug": "t", "name": "12"}, format="json").status_code == 201
+
+
+def test_text_longer_than_allowed_is_refused_even_if_trimmed_it_would_fit(api, teacher):
+    client = api(teacher)
+    longest = "x" * Theme._meta.get_field("name").max_length
+    assert client.post(url("theme"), {"slug": "a", "name": longest}, format="json").status_code == 201
+    response = client.post(url("theme"), {"slug": "b", "name": "\t" + longest}, format="json")
+    assert response.status_code == 400
+    assert "name" in response.json()

@@ -161,3 +161,11 @@ def test_the_demo_has_an_activity_deck_in_polish_and_one_in_english(teacher):
     assert len(state.stack) == counts["en"]
     demo_content(owner=teacher)
     assert Counter(ActivityCard.objects.values_list("language", flat=True)) == counts
+
+
+def test_superscript_digit_is_not_points_of_a_term():
+    # '⁴'.isdigit() is true but int('⁴') fails: it is an unknown option, as any other word.
+    with pytest.raises(TermListError, match="neither points"):
+        activity_terms_parse("Westerplatte; ⁴")
+    terms, _ = activity_terms_parse("Westerplatte; 5\n" + "\n".join(f"Term {i}" for i in range(5)))
+    assert terms[0].points == 5

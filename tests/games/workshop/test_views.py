@@ -207,3 +207,15 @@ def test_the_games_join_page_leads_a_workshop_code_to_the_workshop(workshop):
     response = Client().get(reverse("games:join_code", args=[workshop.join_code]))
     assert response.status_code == 302
     assert response.url == reverse("workshop:join_code", args=[workshop.join_code])
+
+
+@pytest.mark.parametrize("group_id", ["³", "99999999999999999999"])
+def test_a_group_id_that_is_no_number_or_too_big_is_no_group(workshop, teacher, symbols, group_id):
+    # '³'.isdigit() is true but int('³') fails; a huge id fits no database integer.
+    ala_client, ala = join_guest(workshop, "Ala")
+    services.workshop_deal(workshop=workshop, by=teacher)
+    services.workshop_grouping_start(workshop=workshop, by=teacher)
+    response = ala_client.post(reverse("workshop:group_join", args=[workshop.pk]), {"group": group_id})
+    assert response.status_code in (200, 302)
+    ala.refresh_from_db()
+    assert ala.group_id is None

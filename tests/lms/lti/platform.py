@@ -610,7 +610,7 @@ class Platform:
             # lti1p3platform 0.1.8 computes the next page as ``page + 1`` from the query as
             # given: the numbers are made ints here (a str there is a TypeError, a 500).
             if name in query:
-                if not query[name].isdigit() or int(query[name]) < 1:
+                if not (query[name].isascii() and query[name].isdigit()) or int(query[name]) < 1:
                     return 400, "application/json", json.dumps({"error": f"bad {name}"}), {}
                 query[name] = int(query[name])
         if members and self.roster_page_size and "limit" not in query:
