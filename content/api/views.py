@@ -52,6 +52,7 @@ class APIRootView(routers.APIRootView):
     """The endpoints of the content API, for teachers and admins."""
 
     permission_classes = [IsAuthor]
+    throttle_scope = "content"  # REST_FRAMEWORK's DEFAULT_THROTTLE_RATES, config/settings.py
 
 
 class DeleteProtectedMixin:
@@ -76,6 +77,7 @@ class PeriodViewSet(DeleteProtectedMixin, viewsets.ModelViewSet):
     queryset = Period.objects.all()
     serializer_class = serializers.PeriodSerializer
     permission_classes = [IsAuthor, IsAdminOrReadOnly]
+    throttle_scope = "content"
     parser_classes = [JSONParser]
     lookup_field = "slug"
     filter_backends = [SearchFilter, OrderingFilter]
@@ -85,6 +87,7 @@ class PeriodViewSet(DeleteProtectedMixin, viewsets.ModelViewSet):
 
 class ReferenceViewSet(DeleteProtectedMixin, viewsets.ModelViewSet):
     permission_classes = [IsAuthor, AuthorsAddAdminsChange]
+    throttle_scope = "content"
     parser_classes = [JSONParser]
     lookup_field = "slug"
     filter_backends = [SearchFilter, OrderingFilter]
@@ -124,6 +127,7 @@ class AuthoredViewSet(DeleteProtectedMixin, viewsets.ModelViewSet):
     """Content with an owner and editors: the admin's per-row rules."""
 
     permission_classes = [IsAuthor, ContentObjectPermission]
+    throttle_scope = "content"
     parser_classes = [JSONParser]
     filter_backends = [AuthoredFilter, SearchFilter, OrderingFilter]
 
