@@ -86,6 +86,9 @@ MIDDLEWARE = [
     # After (inside) the X-Frame-Options middleware: LTI pages may be framed by the
     # registered platforms (CSP frame-ancestors); every other page stays unframeable.
     "lms.lti.middleware.FrameAncestorsMiddleware",
+    # Inside the frame-ancestors one (which appends its directive to this policy): the
+    # site's Content-Security-Policy, Permissions-Policy and private Cache-Control.
+    "config.headers.SecurityHeadersMiddleware",
     # Last, as django-axes asks: turns a refused sign-in into the 429 page.
     "axes.middleware.AxesMiddleware",
 ]
