@@ -242,3 +242,13 @@ def test_an_archived_class_code_answers_as_an_unknown_one_on_the_page(teacher, s
     assert message(archived).replace(school_class.join_code, "CODE") == message(unknown).replace(
         "QQQQQ2", "CODE"
     )
+
+
+def test_the_429_page_speaks_the_person_s_language(settings, db):
+    settings.LIMIT_CODE_FAILURES = 1
+    polish = Client(HTTP_ACCEPT_LANGUAGE="pl")
+    polish.get("/games/join/QQQQQ2")
+    refused = polish.get("/games/join/QQQQQ3")
+    page = refused.content.decode()
+    assert refused.status_code == 429 and 'lang="pl"' in page
+    assert "Zbyt wiele prób" in page and re.search(r"Spróbuj ponownie za \d+ (minut|sekund)", page)
