@@ -133,4 +133,5 @@ def test_deep_linking_returns_to_the_lms_by_itself_under_the_csp(browsing, lms, 
         page.get_by_role("button", name="Add to the course").click()
     assert "ok" in page.content()
     assert [item["type"] for item in lms.deep_link_items] == ["ltiResourceLink"]
-    assert not browsing.problems(page)
+    # The LMS's own plain page (no icon) is not Talia's to answer for.
+    assert not [p for p in browsing.problems(page) if lms.url not in p]
