@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -72,6 +73,7 @@ INSTALLED_APPS = [
     "auditlog",  # who changed grades, imported, deleted or erased what (lms/privacy.py)
     "lti_tool",  # django-lti: LTI 1.3 registrations, deployments, keys, contexts
     "lms.lti",
+    "axes",  # django-axes: failed sign-ins and lockouts (config/limits.py)
 ]
 
 MIDDLEWARE = [
@@ -90,6 +92,11 @@ MIDDLEWARE = [
     # After (inside) the X-Frame-Options middleware: LTI pages may be framed by the
     # registered platforms (CSP frame-ancestors); every other page stays unframeable.
     "lms.lti.middleware.FrameAncestorsMiddleware",
+    # Inside the frame-ancestors one (which appends its directive to this policy): the
+    # site's Content-Security-Policy, Permissions-Policy and private Cache-Control.
+    "config.headers.SecurityHeadersMiddleware",
+    # Last, as django-axes asks: turns a refused sign-in into the 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -262,6 +269,11 @@ AUTH_USER_MODEL = "lms.User"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
+# django-axes first: it refuses a locked-out client before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -330,6 +342,41 @@ if HTTPS:
     SESSION_COOKIE_NAME = "__Secure-sessionid"
     CSRF_COOKIE_NAME = "__Secure-csrftoken"
 
+# --- Limits on guessing (config/limits.py, docs/deploy.md "Limits") -------------------------
+# Proxies in front of Talia that append the address they saw to X-Forwarded-For: the
+# client's address is that many entries from the right (one nginx: 1). With HTTPS=true
+# there is at least one.
+FORWARDED_PROXY_COUNT = env.int("FORWARDED_PROXY_COUNT", default=1 if HTTPS else 0)
+# Failed sign-ins per account and address before a lockout, its first length in seconds
+# (doubled by each further failure) and its longest.
+LIMIT_SIGNIN_FAILURES = env.int("LIMIT_SIGNIN_FAILURES", default=5)
+LIMIT_SIGNIN_LOCKOUT = env.int("LIMIT_SIGNIN_LOCKOUT", default=60)
+LIMIT_SIGNIN_LOCKOUT_MAX = env.int("LIMIT_SIGNIN_LOCKOUT_MAX", default=3600)
+# Codes that open nothing, per address, in a window of this many seconds: a class
+# mistypes a few; 30 students joining with the right code are never counted.
+LIMIT_CODE_FAILURES = env.int("LIMIT_CODE_FAILURES", default=30)
+LIMIT_CODE_WINDOW = env.int("LIMIT_CODE_WINDOW", default=600)
+# LTI login initiations per address: refused ones in ten minutes, and all per minute.
+LIMIT_LTI_LOGIN_FAILURES = env.int("LIMIT_LTI_LOGIN_FAILURES", default=20)
+LIMIT_LTI_LOGIN_WINDOW = 600
+LIMIT_LTI_LOGINS = env.int("LIMIT_LTI_LOGINS", default=300)
+
+AXES_HANDLER = "config.limits.SignInBackoffHandler"
+AXES_FAILURE_LIMIT = LIMIT_SIGNIN_FAILURES
+# Failures are remembered a day after the last one; how long a lockout lasts is the
+# handler's backoff, not this.
+AXES_COOLOFF_TIME = timedelta(days=1)
+# An account from one address: a classmate behind the school's address cannot lock the
+# whole class out, nor anyone outside lock a teacher out everywhere.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_CLIENT_IP_CALLABLE = "config.limits.client_ip"
+AXES_LOCKOUT_CALLABLE = "config.limits.signin_locked_response"
+AXES_VERBOSE = False
+# A lockout's record is enough; no row for every successful sign-in.
+AXES_DISABLE_ACCESS_LOG = True
+
 # --- LTI 1.3 (lms/lti, docs/lms.md) ----------------------------------------------------
 # Nonces, OIDC states, launch data and platform access tokens live in this cache: Redis
 # when REDIS_URL is set (shared by every web process and worker), memory otherwise.
@@ -350,6 +397,19 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Requests per person (or per address when signed out), and per scope: the content
+    # views are "content" (content/api/views.py). 429 with Retry-After beyond them.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+        "rest_framework.throttling.ScopedRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env.str("API_RATE_ANON", default="60/minute"),
+        "user": env.str("API_RATE_USER", default="1200/minute"),
+        "content": env.str("API_RATE_CONTENT", default="600/minute"),
+    },
+    "NUM_PROXIES": FORWARDED_PROXY_COUNT,
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -36,6 +36,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config import limits
 from content.media import PICTURE_CSP, picture_response
 from content.models import Deck, SymbolSet
 from content.permissions import content_visible_to
@@ -202,6 +203,7 @@ def join(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
+@limits.codes_limited
 def join_code(request: HttpRequest, code: str) -> HttpResponse:
     normalised = services.join_code_normalise(code)
     if normalised != code:
@@ -213,6 +215,8 @@ def join_code(request: HttpRequest, code: str) -> HttpResponse:
         # One join page for students: a workshop's code leads to the workshop.
         return redirect("workshop:join_code", code=code)
     if session is None:
+        # Unknown and finished codes answer alike, and count as a guess.
+        limits.code_failure(request)
         form = JoinCodeForm(initial={"code": code})
         return render(request, "games/join.html", {"form": form, "not_found": code}, status=404)
     if _participant(request, session.pk) is not None:
@@ -618,10 +622,12 @@ def practice_new(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@limits.codes_limited
 def practice(request: HttpRequest, code: str) -> HttpResponse:
     """A student's practice: start a game; their earlier results."""
     assignment = selectors.practice_by_code(services.join_code_normalise(code))
     if assignment is None:
+        limits.code_failure(request)
         raise Http404
     error = None
     if request.method == "POST":

@@ -79,6 +79,17 @@ def _media_and_static(settings, tmp_path):
 
 
 @pytest.fixture(autouse=True)
+def _cache_empty():
+    """Every test starts with an empty cache: the guessing limits (config/limits.py) and the
+    API's throttles count in it, and one test's wrong codes must not refuse the next's."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def _celery_mode(request):
     """Tasks run eagerly in unit tests; tests marked ``celery`` use a real worker."""
     from config.celery import app

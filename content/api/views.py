@@ -53,6 +53,7 @@ class APIRootView(routers.APIRootView):
     """The endpoints of the content API, for teachers and admins."""
 
     permission_classes = [IsAuthor]
+    throttle_scope = "content"  # REST_FRAMEWORK's DEFAULT_THROTTLE_RATES, config/settings.py
 
 
 class DeleteProtectedMixin:
@@ -78,6 +79,7 @@ class PeriodViewSet(DeleteProtectedMixin, viewsets.ModelViewSet):
     serializer_class = serializers.PeriodSerializer
     permission_classes = [IsAuthor, IsAdminOrReadOnly]
     pagination_class = Pagination
+    throttle_scope = "content"
     parser_classes = [JSONParser]
     lookup_field = "slug"
     filter_backends = [SearchFilter, OrderingFilter]
@@ -88,6 +90,7 @@ class PeriodViewSet(DeleteProtectedMixin, viewsets.ModelViewSet):
 class ReferenceViewSet(DeleteProtectedMixin, viewsets.ModelViewSet):
     permission_classes = [IsAuthor, AuthorsAddAdminsChange]
     pagination_class = Pagination
+    throttle_scope = "content"
     parser_classes = [JSONParser]
     lookup_field = "slug"
     filter_backends = [SearchFilter, OrderingFilter]
@@ -128,6 +131,7 @@ class AuthoredViewSet(DeleteProtectedMixin, viewsets.ModelViewSet):
 
     permission_classes = [IsAuthor, ContentObjectPermission]
     pagination_class = Pagination
+    throttle_scope = "content"
     parser_classes = [JSONParser]
     filter_backends = [AuthoredFilter, SearchFilter, OrderingFilter]
 

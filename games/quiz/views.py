@@ -34,6 +34,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config import limits
 from content.media import PICTURE_CSP, picture_response
 from content.models import Period, Symbol, SymbolSet, Theme
 from content.permissions import content_visible_to
@@ -609,11 +610,14 @@ def attempt_picture(request: HttpRequest, pk: int, item_pk: int, token: str) -> 
 @login_required
 @require_http_methods(["GET", "POST"])
 @never_cache
+@limits.codes_limited
 def take(request: HttpRequest, code: str) -> HttpResponse:
     """The quiz's link: start (or resume) an attempt."""
     quiz = Quiz.objects.filter(code=code.strip().upper(), status=Quiz.Status.PUBLISHED).first()
     if quiz is None or quiz.student_id not in (None, request.user.pk):
         # A quiz built for one student is theirs alone: to anyone else it does not exist.
+        # Unknown, unpublished and someone else's codes answer alike and count as a guess.
+        limits.code_failure(request)
         raise Http404
     open_attempt = selectors.attempt_open_for(quiz=quiz, student=request.user)
     if request.method == "POST":

@@ -29,6 +29,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config import limits
 from content.media import PICTURE_CSP, picture_response
 from content.models import Period, SymbolSet, Theme
 from content.permissions import content_visible_to
@@ -185,12 +186,15 @@ def join(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
+@limits.codes_limited
 def join_code(request: HttpRequest, code: str) -> HttpResponse:
     normalised = join_code_normalise(code)
     if normalised != code:
         return redirect("workshop:join_code", code=normalised)
     workshop = selectors.workshop_by_code(code)
     if workshop is None:
+        # Unknown and closed codes answer alike, and count as a guess.
+        limits.code_failure(request)
         form = JoinCodeForm(initial={"code": code})
         return render(request, "workshop/join.html", {"form": form, "not_found": code}, status=404)
     if _is_leader(request, workshop):

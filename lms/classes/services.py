@@ -149,15 +149,8 @@ def class_join(*, code: str, student: Any) -> ClassMember:
         candidates = list(SchoolClass.objects.select_for_update().filter(join_code=normalised))
         active = next((c for c in candidates if not c.archived), None)
         if active is None:
-            if candidates:
-                raise ClassError(
-                    "archived",
-                    _(
-                        "The class with the code %(code)s is archived and takes no new students. "
-                        "Ask your teacher."
-                    )
-                    % {"code": normalised},
-                )
+            # An archived class's code answers as an unknown one: whoever guesses codes
+            # must not learn which ones were ever used.
             raise ClassError(
                 "unknown_code",
                 _(

@@ -21,6 +21,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config import limits
 from games.models import PracticeRun
 from lms import privacy
 from lms.models import Assignment, SchoolClass, Submission
@@ -317,6 +318,7 @@ def assignment_detail(request: HttpRequest, pk: int, assignment_pk: int) -> Http
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@limits.codes_limited
 def join(request: HttpRequest, code: str = "") -> HttpResponse:
     """Join a class with its code: typed, or from the QR code's link."""
     form = JoinForm(request.POST or None, initial={"code": code})
@@ -324,6 +326,8 @@ def join(request: HttpRequest, code: str = "") -> HttpResponse:
         try:
             member = services.class_join(code=form.cleaned_data["code"], student=request.user)
         except ClassError as error:
+            if error.code == "unknown_code":
+                limits.code_failure(request)
             form.add_error("code", str(error))
         else:
             messages.success(

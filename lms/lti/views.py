@@ -27,6 +27,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from lti_tool.models import LtiContext, LtiRegistration, LtiResourceLink
 
+from config import limits
 from lms.classes.errors import ClassError
 from lms.classes.selectors import class_for_teacher
 
@@ -81,11 +82,22 @@ def refused(request: HttpRequest, error: LaunchRefused) -> HttpResponse:
 @never_cache
 @require_http_methods(["GET", "POST"])
 def login(request: HttpRequest) -> HttpResponse:
-    """OIDC third-party login initiation: answered with a GET redirect (Moodle's Lax session cookie)."""
+    """OIDC third-party login initiation: answered with a GET redirect (Moodle's Lax session cookie).
+
+    Per address: refused initiations are few (a misconfigured LMS, someone probing), and
+    every initiation keeps a state in the cache, so both are limited; a school's students
+    launching together stay far below either.
+    """
+    for limit in (limits.lti_logins(), limits.lti_logins_all()):
+        wait = limit.retry_after(request)
+        if wait is not None:
+            return limits.too_many(request, wait, what=_("Too many LMS logins came from this address."))
+    limits.lti_logins_all().note(request)
     try:
         params = launch_form(request).dict()
         auth_url, state = login_start(request=request, params=params)
     except LaunchRefused as error:
+        limits.lti_logins().note(request)
         return refused(request, error)
     response = HttpResponseRedirect(auth_url)
     secure = request.is_secure()

@@ -117,3 +117,23 @@ def test_blocked_cookies_page_and_refused_page(browsing, lms, live_server):
     assert_accessible(page, "refused launch")
     assert_fits_a_phone(page, "refused launch")
     browsing.problems(page)  # the 405 is the point of this page
+
+
+def test_deep_linking_returns_to_the_lms_by_itself_under_the_csp(browsing, lms, live_server):
+    """The return page posts the signed answer to the LMS with its script (a file, not inline)."""
+    from lti_tool.models import LtiUser
+
+    teacher = Person(sub="t1", name="Anna Nowak", given_name="Anna", family_name="Nowak", roles=[INSTRUCTOR])
+    page = browsing.new_page()
+    page.goto(lms.launch(PendingLaunch(teacher, "c1", "Historia 3b", deep_link=True)))
+    page.wait_for_url("**/lti/pick/**")
+    lti_teacher = LtiUser.objects.get(sub="t1").auth_user
+    practice_homework(class_with_students(lti_teacher, name="Szablony"), title="Symbole PRL")
+    page.reload()
+    page.get_by_role("radio", name="Homework: Symbole PRL").check()
+    with page.expect_navigation(url="**/deep_link_return"):
+        page.get_by_role("button", name="Add to the course").click()
+    assert "ok" in page.content()
+    assert [item["type"] for item in lms.deep_link_items] == ["ltiResourceLink"]
+    # The LMS's own plain page (no icon) is not Talia's to answer for.
+    assert not [p for p in browsing.problems(page) if lms.url not in p]

@@ -71,12 +71,15 @@ def test_a_wrong_code_is_refused_with_the_code_and_what_to_do(student):
     assert not ClassMember.objects.exists()
 
 
-def test_an_archived_class_takes_no_new_students(teacher, student):
+def test_an_archived_class_takes_no_new_students_and_its_code_answers_as_an_unknown_one(teacher, student):
     school_class = services.class_create(teacher=teacher, name="3b")
     services.class_update(school_class=school_class, by=teacher, archived=True)
     with pytest.raises(ClassError) as refusal:
         services.class_join(code=school_class.join_code, student=student)
-    assert refusal.value.code == "archived" and "archived" in str(refusal.value)
+    with pytest.raises(ClassError) as unknown:
+        services.class_join(code="QQQQQQ", student=student)
+    assert refusal.value.code == unknown.value.code == "unknown_code"
+    assert str(refusal.value) == str(unknown.value).replace("QQQQQQ", school_class.join_code)
     assert not ClassMember.objects.exists()
 
 

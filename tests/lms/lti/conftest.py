@@ -72,6 +72,14 @@ def admin_client(request, db, admin_user) -> Client:
     return client
 
 
+def frame_ancestors(response: Any) -> str:
+    """The frame-ancestors directive of the response's one Content-Security-Policy."""
+    directives = [d.strip() for d in response.headers["Content-Security-Policy"].split(";")]
+    found = [d for d in directives if d.startswith("frame-ancestors")]
+    assert len(found) == 1, directives
+    return found[0]
+
+
 @pytest.fixture(autouse=True)
 def lti_cache_empty(settings):
     """The LTI cache (JWKS, platform origins, states) outlives a test's database: start empty."""
