@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core.files.base import ContentFile
 from django.test import Client
+from django.urls import reverse
+
+from content.models import Status
+from tests.factories import SymbolFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -48,17 +53,16 @@ def test_lti_pages_merge_their_frame_ancestors_into_the_one_policy():
     assert "X-Frame-Options" not in response
 
 
-def test_a_view_with_its_own_policy_keeps_it(settings, tmp_path, student):
-    settings.MEDIA_ROOT = tmp_path
-    (tmp_path / "a.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
-    for client in (Client(), signed_in(student)):
-        response = client.get("/media/a.svg")
-        assert response.status_code == 200
-        policy = directives(response)
-        assert policy["default-src"] == "'none'" and "sandbox" in policy and "script-src" not in policy
-        assert policy["frame-ancestors"] == "'none'"
-        # Its own private caching stays, signed in or not: the browser keeps the picture.
-        assert response["Cache-Control"] == "private, max-age=3600"
+def test_a_view_with_its_own_policy_keeps_it(teacher):
+    symbol = SymbolFactory(owner=teacher, status=Status.DRAFT)
+    symbol.picture.save("a.svg", ContentFile(b'<svg xmlns="http://www.w3.org/2000/svg"/>'))
+    response = signed_in(teacher).get(reverse("content:symbol_picture", args=[symbol.pk]))
+    assert response.status_code == 200
+    policy = directives(response)
+    assert policy["default-src"] == "'none'" and "sandbox" in policy and "script-src" not in policy
+    assert policy["frame-ancestors"] == "'none'"
+    # Its own private caching stays for a signed-in person: the browser keeps the picture.
+    assert response["Cache-Control"] == "private, max-age=3600"
 
 
 def test_every_response_denies_the_powerful_features(student):
