@@ -128,7 +128,23 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["CONN_MAX_AGE"] = None
     VAR_DIR.mkdir(parents=True, exist_ok=True)
 else:
-    DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+    # A bounded pool per process (psycopg_pool, through Django): a request or a consumer's
+    # database call takes a connection and gives it back when done, so a process never
+    # holds more than DB_POOL_MAX_SIZE, however many threads asgiref or the live path
+    # starts (one connection kept per thread reached PostgreSQL's limit under daphne).
+    # A call that finds every connection busy waits up to DB_POOL_TIMEOUT seconds, then
+    # fails. DB_POOL_MAX_SIZE=0 turns the pool off (e.g. behind PgBouncer): each thread
+    # then keeps its own connection for CONN_MAX_AGE seconds.
+    DB_POOL_MAX_SIZE = env.int("DB_POOL_MAX_SIZE", default=10)
+    if DB_POOL_MAX_SIZE > 0:
+        DATABASES["default"]["CONN_MAX_AGE"] = 0  # Django's pool requires it: the pool keeps them
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": min(env.int("DB_POOL_MIN_SIZE", default=1), DB_POOL_MAX_SIZE),
+            "max_size": DB_POOL_MAX_SIZE,
+            "timeout": env.float("DB_POOL_TIMEOUT", default=10.0),
+        }
+    else:
+        DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
     # A health check is one more round trip ("SELECT 1") before the first query of every
     # request and of every database call of a WebSocket consumer: about an eighth of a
     # live game action's database time (bench/README.md). Without it, a connection that
@@ -174,9 +190,13 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-# Threads per web process for the WebSocket consumers' database work, each with a
-# connection of its own (PostgreSQL; SQLite keeps Channels' single thread): games/database_threads.py.
+# Threads per web process for the WebSocket consumers' database work (PostgreSQL; SQLite
+# keeps Channels' single thread): games/database_threads.py. They take their connections
+# from the pool above (never more threads than it has connections).
 LIVE_DB_THREADS = env.int("LIVE_DB_THREADS", default=8)
+# Connections per web process of the live fast path's own pool (games/live.py): it writes
+# on the event loop, so its connections are asynchronous ones, apart from Django's pool.
+LIVE_DB_POOL_MAX_SIZE = env.int("LIVE_DB_POOL_MAX_SIZE", default=4)
 # The fast path of a live action (PostgreSQL): a running plain game held in the process, one
 # statement per action, refusals without the database (games/live.py). false: every action
 # takes the locked path.

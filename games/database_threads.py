@@ -1,9 +1,15 @@
 """The pool of threads that run the live path's database work off the event loop.
 
-Each thread has a database connection of its own (``LIVE_DB_THREADS``, default 8).
-Channels' ``database_sync_to_async`` runs every consumer's database call of a process on
-one thread, so each call waited for all the others' round trips. SQLite keeps that single
-thread: it writes one at a time anyway (the embedded mode).
+``LIVE_DB_THREADS`` threads (default 8): Channels' ``database_sync_to_async`` runs every
+consumer's database call of a process on one thread, so each call waited for all the
+others' round trips. SQLite keeps that single thread: it writes one at a time anyway (the
+embedded mode).
+
+A thread holds a connection only for the length of a call: with the connection pool
+(``DB_POOL_MAX_SIZE``, ``config/settings.py``) it takes one from the process's pool and
+gives it back after, so the threads add no connections to the pool's bound, and there are
+never more threads than the pool has connections. Without the pool each thread keeps its
+own for ``CONN_MAX_AGE``.
 """
 
 from __future__ import annotations
@@ -33,6 +39,10 @@ def _database_threads() -> ThreadPoolExecutor | None:
     # its own (``LIVE_DB_THREADS``). Channels' default runs every consumer's database call
     # on one thread per process, so each waited for all the others' round trips.
     threads = getattr(settings, "LIVE_DB_THREADS", 8)
+    pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
+    if isinstance(pool, dict):
+        # More threads than connections would only wait on the pool for each other.
+        threads = min(threads, int(pool.get("max_size", threads)))
     if connection.vendor == "sqlite" or threads < 1:
         return None
     with _executor_lock:
@@ -43,7 +53,8 @@ def _database_threads() -> ThreadPoolExecutor | None:
 
 
 def _with_connections(function: Callable[..., T], *args: Any) -> T:
-    # As Channels' database_sync_to_async: drop connections past CONN_MAX_AGE or broken.
+    # As Channels' database_sync_to_async: drop connections past CONN_MAX_AGE or broken;
+    # with the pool (CONN_MAX_AGE=0) the one this call took goes back to it.
     close_old_connections()
     try:
         return function(*args)
