@@ -50,6 +50,7 @@ bench: install
 	$(BIN)/python bench/bench_sqlite.py
 	$(BIN)/python bench/bench_live.py
 	$(BIN)/python bench/bench_live_apply.py
+	$(BIN)/python bench/bench_connections.py
 	$(BIN)/python bench/bench_quiz.py
 	$(BIN)/python bench/bench_knowledge.py
 	$(BIN)/python bench/bench_lti.py

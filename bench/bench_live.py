@@ -26,7 +26,8 @@ What it does:
 * starts 1 or 2 real ASGI servers, ``daphne config.asgi:application`` on 127.0.0.1 and
   free ports, with ``DATABASE_URL``, ``REDIS_URL`` (Redis db ``--redis-db``, a database
   of its own; only keys of the channel layer's prefix are deleted, before and after)
-  and ``CONN_MAX_AGE`` as settings' default (60 s). With two processes the two players
+  and the settings' default connection pools (``DB_POOL_MAX_SIZE``,
+  ``LIVE_DB_POOL_MAX_SIZE``). With two processes the two players
   of every duel are on different processes, so every update crosses Redis;
 * runs the students as asyncio clients in this process over a minimal RFC 6455 client
   (asyncio streams; nothing to install). Each student reads its view; in the
@@ -111,6 +112,7 @@ STALL_SECONDS = 10.0  # no message for this long: the student asks for its state
 SETTINGS_VARIABLES = (
     "TALIA_VAR_DIR", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS", "HTTPS",
     "DATABASE_URL", "CONN_MAX_AGE", "CONN_HEALTH_CHECKS", "LIVE_DB_THREADS", "LIVE_CHANNEL_LAYER",
+    "DB_POOL_MIN_SIZE", "DB_POOL_MAX_SIZE", "DB_POOL_TIMEOUT", "LIVE_DB_POOL_MAX_SIZE",
     "REDIS_URL",
     "CELERY_TASK_ALWAYS_EAGER", "TIME_ZONE",
     "STATIC_ROOT", "MEDIA_ROOT", "STATICFILES_STORAGE", "AWS_STORAGE_BUCKET_NAME",
@@ -1167,7 +1169,7 @@ def main() -> int:
         "--server-env",
         action="append",
         metavar="KEY=VALUE",
-        help="extra setting for the servers, e.g. CONN_MAX_AGE=0",
+        help="extra setting for the servers, e.g. DB_POOL_MAX_SIZE=20",
     )
     parser.add_argument("--profile", metavar="DIR", help="run the servers under cProfile, stats in DIR")
     parser.add_argument("--seed", type=int, default=1918)

@@ -141,7 +141,24 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["CONN_MAX_AGE"] = None
     VAR_DIR.mkdir(parents=True, exist_ok=True)
 else:
-    DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+    # A bounded pool per process (psycopg_pool, through Django): a request takes a
+    # connection and gives it back at its end, so requests share DB_POOL_MAX_SIZE of them
+    # however many threads asgiref starts (one connection kept per thread reached
+    # PostgreSQL's limit under daphne). The live path's database threads (LIVE_DB_THREADS,
+    # below) each keep one of the pool's connections, so that a game's calls never queue
+    # behind page requests: the pool holds both. A request that finds every connection busy
+    # waits up to DB_POOL_TIMEOUT seconds, then fails. DB_POOL_MAX_SIZE=0 turns the pool off
+    # (e.g. behind PgBouncer): each thread then keeps its own connection for CONN_MAX_AGE.
+    DB_POOL_MAX_SIZE = env.int("DB_POOL_MAX_SIZE", default=10)
+    if DB_POOL_MAX_SIZE > 0:
+        DATABASES["default"]["CONN_MAX_AGE"] = 0  # Django's pool requires it: the pool keeps them
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": min(env.int("DB_POOL_MIN_SIZE", default=1), DB_POOL_MAX_SIZE),
+            "max_size": DB_POOL_MAX_SIZE + max(0, env.int("LIVE_DB_THREADS", default=8)),
+            "timeout": env.float("DB_POOL_TIMEOUT", default=10.0),
+        }
+    else:
+        DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
     # A health check is one more round trip ("SELECT 1") before the first query of every
     # request and of every database call of a WebSocket consumer: about an eighth of a
     # live game action's database time (bench/README.md). Without it, a connection that
@@ -193,9 +210,13 @@ elif LIVE_RELAY_URL := env.str("LIVE_RELAY_URL", default=""):
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-# Threads per web process for the WebSocket consumers' database work, each with a
-# connection of its own (PostgreSQL; SQLite keeps Channels' single thread): games/database_threads.py.
+# Threads per web process for the WebSocket consumers' database work (PostgreSQL; SQLite
+# keeps Channels' single thread): games/database_threads.py. Each keeps a connection of
+# the pool above, which has room for them beside the requests' DB_POOL_MAX_SIZE.
 LIVE_DB_THREADS = env.int("LIVE_DB_THREADS", default=8)
+# Connections per web process of the live fast path's own pool (games/live.py): it writes
+# on the event loop, so its connections are asynchronous ones, apart from Django's pool.
+LIVE_DB_POOL_MAX_SIZE = env.int("LIVE_DB_POOL_MAX_SIZE", default=4)
 # The fast path of a live action (PostgreSQL): a running plain game held in the process, one
 # statement per action, refusals without the database (games/live.py). false: every action
 # takes the locked path.

@@ -1,9 +1,17 @@
 """The pool of threads that run the live path's database work off the event loop.
 
-Each thread has a database connection of its own (``LIVE_DB_THREADS``, default 8).
-Channels' ``database_sync_to_async`` runs every consumer's database call of a process on
-one thread, so each call waited for all the others' round trips. SQLite keeps that single
-thread: it writes one at a time anyway (the embedded mode).
+``LIVE_DB_THREADS`` threads (default 8): Channels' ``database_sync_to_async`` runs every
+consumer's database call of a process on one thread, so each call waited for all the
+others' round trips. SQLite keeps that single thread: it writes one at a time anyway (the
+embedded mode).
+
+Each thread keeps a connection of its own. With the connection pool (``config/settings.py``)
+it takes it from the process's pool, which has room for ``LIVE_DB_THREADS`` of them beside
+the requests' ``DB_POOL_MAX_SIZE``, and keeps it: a game's calls then never wait behind a
+burst of page requests for a connection (a WebSocket's opening handshake that waits more
+than daphne's five seconds is dropped), and save the pool's round of taking and giving back
+per call. Only a broken connection, or one left out of autocommit, is given back. Without
+the pool each thread keeps its own for ``CONN_MAX_AGE``, as Django does.
 """
 
 from __future__ import annotations
@@ -43,12 +51,31 @@ def _database_threads() -> ThreadPoolExecutor | None:
 
 
 def _with_connections(function: Callable[..., T], *args: Any) -> T:
-    # As Channels' database_sync_to_async: drop connections past CONN_MAX_AGE or broken.
-    close_old_connections()
+    _connections_checked()
     try:
         return function(*args)
     finally:
+        _connections_checked()
+
+
+def _connections_checked() -> None:
+    """Close this thread's broken connections; keep the others (see the module's docstring)."""
+    if not settings.DATABASES["default"].get("OPTIONS", {}).get("pool"):
+        # As Channels' database_sync_to_async: drop connections past CONN_MAX_AGE or broken.
         close_old_connections()
+        return
+    for conn in connections.all(initialized_only=True):
+        if conn.connection is None:
+            continue
+        # Django's rules (close_if_unusable_or_obsolete) without the age: with the pool,
+        # CONN_MAX_AGE is 0 and would give the connection back after every call.
+        if conn.get_autocommit() != conn.settings_dict["AUTOCOMMIT"]:
+            conn.close()
+        elif conn.errors_occurred:
+            if conn.is_usable():
+                conn.errors_occurred = False
+            else:
+                conn.close()
 
 
 async def in_database_thread(function: Callable[..., T], *args: Any) -> T:

@@ -57,6 +57,7 @@ import psycopg
 from django.conf import settings
 from django.db import connection, connections
 from django.utils import timezone
+from psycopg_pool import AsyncConnectionPool
 
 from content.models import Symbol
 
@@ -402,74 +403,50 @@ def _write_statement(
 
 
 class _Statements:
-    """The few PostgreSQL connections an event loop writes the fast path's statements on.
+    """The PostgreSQL connections an event loop writes the fast path's statements on.
 
     Asynchronous (psycopg's ``AsyncConnection``, autocommit), so the write never leaves the
     event loop: a database thread would have to take Python's lock back from the loop
     after every round trip, and under load those hand-offs cost more than the statement.
-    Connections are opened as needed, up to ``LIVE_DB_THREADS``, and a broken one is dropped.
+    They come from a ``psycopg_pool.AsyncConnectionPool`` of at most
+    ``LIVE_DB_POOL_MAX_SIZE`` connections, opened as needed: the pool drops a broken one,
+    and a write waits for a free one rather than opening more (``docs/deploy.md``, Scaling).
     """
 
-    def __init__(self, size: int) -> None:
-        self.size = max(1, size)
-        self.idle: list[psycopg.AsyncConnection[Any]] = []
-        self.opened: list[psycopg.AsyncConnection[Any]] = []
-        self.freed = asyncio.Condition()
+    def __init__(self, size: int, timeout: float) -> None:
+        #: Every connection the pool opened, for :meth:`close_now` (the pool closes only on its loop).
+        self.opened: weakref.WeakSet[psycopg.AsyncConnection[Any]] = weakref.WeakSet()
+        self.pool: AsyncConnectionPool[psycopg.AsyncConnection[Any]] = AsyncConnectionPool(
+            kwargs={**_connection_params(), "autocommit": True},
+            min_size=0,  # a process that plays no game opens none
+            max_size=max(1, size),
+            timeout=timeout,
+            open=False,
+            configure=self._opened,
+            name="live-fast-path",
+        )
+
+    async def _opened(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        self.opened.add(conn)
 
     async def write(self, sql: str, params: list[Any]) -> tuple[Any, ...] | None:
         """Run a statement that answers one row (:func:`_write_statement`,
         :func:`present`) and give that row; ``None`` for a failure (the database gone, a
-        broken connection)."""
+        broken connection, no connection free within the pool's timeout)."""
         try:
-            conn = await self._take()
-        except psycopg.Error:
+            await self.pool.open()  # once; later calls return at once
+            async with self.pool.connection() as conn:
+                cursor = await conn.execute(sql, params)
+                return await cursor.fetchone()
+        except psycopg.Error:  # PoolTimeout and PoolClosed are psycopg errors too
             return None
-        try:
-            cursor = await conn.execute(sql, params)
-            row = await cursor.fetchone()
-        except psycopg.Error:
-            await self._drop(conn)
-            return None
-        await self._give(conn)
-        return row
-
-    async def _take(self) -> psycopg.AsyncConnection[Any]:
-        async with self.freed:
-            while not self.idle and len(self.opened) >= self.size:
-                await self.freed.wait()
-            if self.idle:
-                return self.idle.pop()
-            conn = await psycopg.AsyncConnection.connect(**_connection_params(), autocommit=True)
-            self.opened.append(conn)
-            return conn
-
-    async def _give(self, conn: psycopg.AsyncConnection[Any]) -> None:
-        async with self.freed:
-            if conn.closed or conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
-                self._forget(conn)
-            else:
-                self.idle.append(conn)
-            self.freed.notify()
-
-    async def _drop(self, conn: psycopg.AsyncConnection[Any]) -> None:
-        async with self.freed:
-            self._forget(conn)
-            self.freed.notify()
-        with contextlib.suppress(psycopg.Error):
-            await conn.close()
-
-    def _forget(self, conn: psycopg.AsyncConnection[Any]) -> None:
-        if conn in self.opened:
-            self.opened.remove(conn)
-        if conn in self.idle:
-            self.idle.remove(conn)
 
     def close_now(self) -> None:
         """Close every connection at once, from any thread (tests: before the database is dropped)."""
-        for conn in self.opened:
+        for conn in list(self.opened):
             with contextlib.suppress(Exception):
                 conn.pgconn.finish()
-        self.opened, self.idle = [], []
+        self.opened = weakref.WeakSet()
 
 
 _statement_sets: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Statements] = (
@@ -478,11 +455,15 @@ _statement_sets: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Statement
 
 
 def _statements() -> _Statements:
-    """This event loop's connections (a connection belongs to the loop that opened it)."""
+    """This event loop's pool (a connection belongs to the loop that opened it)."""
     loop = asyncio.get_running_loop()
     found = _statement_sets.get(loop)
     if found is None:
-        found = _statement_sets[loop] = _Statements(getattr(settings, "LIVE_DB_THREADS", 8))
+        pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
+        pool = pool if isinstance(pool, dict) else {}
+        found = _statement_sets[loop] = _Statements(
+            getattr(settings, "LIVE_DB_POOL_MAX_SIZE", 4), float(pool.get("timeout", 10.0))
+        )
     return found
 
 

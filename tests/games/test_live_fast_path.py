@@ -739,3 +739,43 @@ def test_with_the_fast_path_off_the_same_actions_go_to_the_locked_service(duel, 
     assert live._tables == {}
     session = assert_stored_as_the_log_replays(session)
     assert session.version == 2 and NamingRecord.objects.get(session=session).correct is True
+
+
+def test_the_fast_path_writes_on_a_bounded_pool_of_connections(settings):
+    """However many actions of a process are written at once, the fast path holds at most
+    ``LIVE_DB_POOL_MAX_SIZE`` connections (``docs/deploy.md``, Scaling): the others wait
+    for a free one, and every write is answered."""
+    settings.LIVE_DB_POOL_MAX_SIZE = 2
+    live.connections_close()  # a pool made with another size is forgotten
+
+    async def scenario() -> list[Any]:
+        statements = live._statements()
+        return await asyncio.gather(
+            *(statements.write("SELECT pg_backend_pid() FROM pg_sleep(0.02)", []) for _ in range(20))
+        )
+
+    rows = async_to_sync(scenario)()
+
+    assert None not in rows
+    assert 1 <= len({row[0] for row in rows}) <= 2
+
+
+def test_a_fast_path_write_that_finds_no_free_connection_in_time_answers_none():
+    """A write that waits longer than the pool's timeout gives up (and its action takes the
+    locked path) instead of opening one more connection."""
+
+    async def scenario() -> list[Any]:
+        statements = live._Statements(1, timeout=0.5)
+        try:
+            assert await statements.write("SELECT 1", []) == (1,)  # its one connection is open
+            return await asyncio.gather(
+                statements.write("SELECT pg_backend_pid() FROM pg_sleep(2)", []),
+                statements.write("SELECT pg_backend_pid()", []),
+            )
+        finally:
+            await statements.pool.close()
+
+    slow, starved = async_to_sync(scenario)()
+
+    assert slow is not None
+    assert starved is None
