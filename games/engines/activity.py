@@ -132,6 +132,7 @@ __all__ = [
     "Task",
     "Team",
     "apply_action",
+    "cards_needed",
     "field_label",
     "is_terminal",
     "legal_actions",
@@ -636,6 +637,19 @@ def play_area(field: int) -> str | None:
     if field >= TARGET:
         return None
     return AREAS[(max(field, 1) - 1) // FIELDS_PER_AREA]
+
+
+def cards_needed(players: int, reduce_points_by: int = 0) -> int:
+    """The fewest cards with which a game can end by its final task: every team (or player)
+    reaching the red target area even if each of its terms is guessed for the most points,
+    then the two cards of the final task.  Every turn puts a card aside ("it does not come
+    back into play"), so a smaller stack ends the game when it runs out.
+
+    >>> cards_needed(2), cards_needed(3, reduce_points_by=2)
+    (20, 41)
+    """
+    best = MAX_POINTS - reduce_points_by
+    return players * -(-TARGET // best) + 2
 
 
 def field_label(field: int) -> str:

@@ -87,6 +87,8 @@ def activity_new(request: HttpRequest) -> HttpResponse:
         except game_services.SessionError as error:
             form.add_error(None, str(error))
         else:
+            if warning := selectors.activity_deck_warning(session=session):
+                messages.warning(request, warning)
             return redirect("games:session", pk=session.pk)
     return render(request, "games/activity/new.html", {"form": form}, status=400 if form.errors else 200)
 
@@ -123,6 +125,11 @@ def activity_terms(request: HttpRequest) -> HttpResponse:
                     "%(n)d slots repeat terms of the list to fill the last card.",
                     made.repeated,
                 ) % {"n": made.repeated}
+            text += " " + ngettext(
+                "A card is one turn of the game: %(n)d turn.",
+                "A card is one turn of the game: %(n)d turns.",
+                len(made.cards),
+            ) % {"n": len(made.cards)}
             if made.duplicates:
                 text += " " + _("Left out as repeated: %(terms)s.") % {"terms": ", ".join(made.duplicates)}
             messages.success(request, text)

@@ -74,6 +74,23 @@ def test_the_setup_page_creates_a_team_game_in_the_lobby_from_the_chosen_cards(t
 
 
 @pytest.mark.parametrize(
+    ("count", "warned"), [(activity.cards_needed(2) - 1, True), (activity.cards_needed(2), False)]
+)
+def test_the_setup_warns_the_teacher_when_the_cards_run_out_before_a_final_task(teacher, count, warned):
+    make_cards(teacher, count)
+    client = signed_in(teacher)
+    response = client.post(
+        reverse("games:activity_new"), {"variant": "teams", "team_count": 2, "language": "pl", "timer": 60}
+    )
+    assert response.status_code == 302
+    page = client.get(response["Location"]).content.decode()
+    warning = f"These cards give only {count} turns"
+    assert (warning in page) is warned
+    if warned:
+        assert f"2 teams need at least {activity.cards_needed(2)} cards" in page
+
+
+@pytest.mark.parametrize(
     ("data", "message"),
     [
         ({"variant": "teams", "team_count": 2, "team_names": "Owls", "language": "pl"}, "Give 2 names"),
