@@ -167,6 +167,10 @@ CHAIN_FIELDS = 4
 RHYME_FIELDS = 5
 OPEN_GAME_POINTS = 6
 MIN_POINTS, MAX_POINTS = 3, 6
+#: "If the team guesses the term before the time runs out": a guess recorded later than this
+#: after the hourglass ran out (by the server's clock) is refused; the grace covers the
+#: facilitator's click on a shout at the last second and the way to the server.
+LATE_GRACE_SECONDS = 2.0
 
 #: "A / D - DRAWN, B / E - DESCRIBED, C / F - PANTOMIME".
 FORMS: Mapping[str, str] = {
@@ -1240,6 +1244,10 @@ def apply_action(state: State, player: str | None, action: Mapping[str, Any]) ->
         raise IllegalAction(f"No {kind} now: {_expected(state)}.")
     if not _may_act(state, actor, kind):
         raise IllegalAction(_who_acts(state, kind))
+    if _guessed_too_late(state, kind, fields):
+        raise IllegalAction(
+            "The hourglass has run out: the term was not guessed in time. Record time_up (or not_guessed)."
+        )
     handler = {
         "draw": _draw,
         "choose_area": _choose_area,
@@ -1401,6 +1409,17 @@ def _pause_timer(state: State, kind: str, fields: Mapping[str, Any]) -> State:
 def _resume_timer(state: State, kind: str, fields: Mapping[str, Any]) -> State:
     """The paused hourglass runs on with the seconds it had left."""
     return replace(state, hourglass=replace(state.hourglass, started_at=fields["at"], paused=False))
+
+
+def _guessed_too_late(state: State, kind: str, fields: Mapping[str, Any]) -> bool:
+    """A guess (a term's or a rhyme's) stamped more than ``LATE_GRACE_SECONDS`` after the
+    running hourglass ran out.  Without a clock (``at`` left out) nothing is late."""
+    if kind != "guessed" and not (kind == "rhyme_result" and fields.get("guessed")):
+        return False
+    glass, at = state.hourglass, fields.get("at")
+    if at is None or glass.paused or glass.started_at is None or glass.left is None:
+        return False
+    return bool(float(at) > glass.started_at + glass.left + LATE_GRACE_SECONDS)
 
 
 def _undo_point(state: State, at: float | None) -> UndoPoint:

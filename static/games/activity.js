@@ -44,6 +44,7 @@ let tick = null;
 let memoriseTimer = null;
 let lastNews = "";
 let beeped = null;
+let outDrawn = null; // the version whose controls were drawn again when its hourglass ran out
 let audio = null;
 let chain = null; // the chain's countdown: {version, index (0: the drawer's word), ends (ms, Date.now)}
 let chainPending = null; // a countdown another window sent for a version not drawn here yet
@@ -335,6 +336,13 @@ function remaining(view) {
   return Math.max(glass.left - Math.max(serverNow() - glass.started_at, 0), 0);
 }
 
+// The hourglass has run out, by the server's numbers (its clock, when it was turned, the
+// seconds left): a guess is no longer recorded (the server refuses it), time up is.
+function hourglassOut(view) {
+  const glass = view.hourglass;
+  return view.phase === "presenting" && Boolean(glass) && !glass.paused && glass.started_at !== null && remaining(view) === 0;
+}
+
 function clockText(seconds) {
   const whole = Math.max(0, Math.ceil(seconds));
   return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
@@ -351,8 +359,9 @@ function hourglassBox(view) {
   if (view.phase !== "presenting") return null;
   const left = remaining(view);
   const paused = view.hourglass && view.hourglass.paused;
-  return el("div", { className: `hourglass${paused ? " paused" : ""}`, id: "activity-hourglass" },
-    el("span", { className: "hourglass-label" }, paused ? t("Hourglass paused") : t("Hourglass")),
+  const out = hourglassOut(view);
+  return el("div", { className: `hourglass${paused ? " paused" : ""}${out ? " ending out" : ""}`, id: "activity-hourglass" },
+    el("span", { className: "hourglass-label", id: "activity-hourglass-label" }, paused ? t("Hourglass paused") : out ? t("Time is up!") : t("Hourglass")),
     el("span", { className: "hourglass-clock", id: "activity-clock", role: "timer", "aria-live": "off" },
       left === null ? `${view.timer} s` : clockText(left)),
     el("span", { className: "hourglass-bar", "aria-hidden": "true" },
@@ -414,6 +423,12 @@ function startTicking(view, ctx) {
       timerAnnounce(t("Time is up!"));
       if (beeps(view)) beep();
       clearInterval(tick);
+    }
+    if (left <= 0 && outDrawn !== key && shown && shown.view === view) {
+      // Draw the page again: the label says so and the buttons follow (no guess in time now).
+      outDrawn = key;
+      const board = document.getElementById("board");
+      if (board) render(board, shown, ctx);
     }
   };
   update();
@@ -674,18 +689,28 @@ function controls(view, ctx) {
   if (has("start_timer").length) {
     rows.push(el("div", { className: "row" }, button(t("Ready: turn the hourglass"), { type: "start_timer" }, ctx, { className: "big" })));
   }
+  const out = hourglassOut(view);
+  const late = (node) => {
+    // The server no longer records a guess: the button stays in its place, disabled.
+    if (out) node.disabled = true;
+    return node;
+  };
+  if (out && (has("guessed").length || has("rhyme_result").length)) {
+    rows.push(el("p", { className: "time-up", id: "activity-time-up", role: "status" }, t("Time is up: the term was not guessed in time.")));
+  }
   const guessed = has("guessed");
   if (guessed.length) {
     const single = guessed.length === 1;
-    rows.push(el("div", { className: "row outcomes" }, ...guessed.map((a) => button(
-      single ? t("Guessed in time") : format(t("Guessed first: %(team)s"), { team: teamName(view, a.team) }),
+    rows.push(el("div", { className: "row outcomes" }, ...guessed.map((a) => late(button(
+      out ? (single ? t("Too late to guess") : format(t("Too late to guess: %(team)s"), { team: teamName(view, a.team) }))
+        : single ? t("Guessed in time") : format(t("Guessed first: %(team)s"), { team: teamName(view, a.team) }),
       { type: "guessed", team: a.team }, ctx, { className: "good", confirmText: view.variant === "teams" ? ending : "" },
-    ))));
+    )))));
   }
   if (has("rhyme_result").length) {
     rows.push(el("div", { className: "row outcomes" },
-      button(t("Rhyme guessed (+5)"), { type: "rhyme_result", guessed: true }, ctx, { className: "good" }),
-      button(t("Rhyme not guessed"), { type: "rhyme_result", guessed: false }, ctx, { className: "secondary" })));
+      late(button(out ? t("Too late to guess") : t("Rhyme guessed (+5)"), { type: "rhyme_result", guessed: true }, ctx, { className: "good" })),
+      button(out ? t("Time is up: not guessed") : t("Rhyme not guessed"), { type: "rhyme_result", guessed: false }, ctx, { className: out ? "" : "secondary" })));
   }
   if (has("chain_result").length) {
     rows.push(el("p", {}, t("Who formed the last valid word of the chain? That team moves 4 fields.")));
@@ -696,8 +721,7 @@ function controls(view, ctx) {
   }
   const misses = [];
   if (has("not_guessed").length) {
-    const out = remaining(view) === 0;
-    misses.push(button(out ? t("Time is up: not guessed") : t("Not guessed"), { type: out && has("time_up").length ? "time_up" : "not_guessed" }, ctx, { className: "secondary", confirmText: view.variant === "three_players" ? ending : "" }));
+    misses.push(button(out ? t("Time is up: not guessed") : t("Not guessed"), { type: out && has("time_up").length ? "time_up" : "not_guessed" }, ctx, { className: out ? "" : "secondary", confirmText: view.variant === "three_players" ? ending : "" }));
   }
   if (has("rule_broken").length) misses.push(button(t("Rule broken (back 3 fields)"), { type: "rule_broken" }, ctx, { className: "secondary", confirmText: view.variant === "three_players" ? ending : "" }));
   if (misses.length) rows.push(el("div", { className: "row outcomes" }, ...misses));
