@@ -27,7 +27,8 @@ Actions (``player`` is a player id, or ``"facilitator"``; ``None`` is the facili
 as the session layer sends it): ``draw``, ``choose_area {area}``, ``start_timer``,
 ``guessed {team}``, ``not_guessed``, ``time_up``, ``rule_broken``,
 ``chain_result {winner_team}``, ``rhyme_result {guessed}``, ``choose_hardest {slot}``,
-``pause_timer``, ``resume_timer`` and ``undo`` (the facilitator only).  Every action may
+``pause_timer``, ``resume_timer``, ``chain_word`` (a new word of the chain: its seconds
+run again) and ``undo`` (the facilitator only).  Every action may
 carry ``at``: the server's wall clock (seconds since 1970) when it was applied.
 
 Phases: ``ready`` (the representative draws; a finalist first chooses an area) ->
@@ -240,12 +241,13 @@ ACTION_TYPES = (
     "chain_result",
     "rhyme_result",
     "choose_hardest",
+    "chain_word",
 )
 OUTCOME_TYPES = frozenset(
     {"guessed", "not_guessed", "time_up", "rule_broken", "chain_result", "rhyme_result"}
 )
 #: What only the facilitator (the session's timer, the referee's memory) does.
-FACILITATOR_ONLY = frozenset({"time_up", "pause_timer", "resume_timer", "undo"})
+FACILITATOR_ONLY = frozenset({"time_up", "pause_timer", "resume_timer", "undo", "chain_word"})
 
 _SETUP_FIELDS = frozenset(
     {"teams", "players", "cards", "timer", "reduce_points_by", "facilitator_sees_terms", "first_team",
@@ -349,6 +351,9 @@ class Hourglass:
     started_at: float | None = None
     left: float | None = None
     paused: bool = False
+    #: In a chain: the word being formed (0: the drawer's), whose ``CHAIN_SECONDS`` run from
+    #: ``started_at``.  Kept here, not in one browser, so every screen counts the same word down.
+    word: int = 0
 
     def remaining(self, now: float) -> float | None:
         """Seconds left at wall-clock ``now`` (never below 0); ``None`` without a clock.
@@ -487,6 +492,7 @@ def _hourglass_dict(hourglass: Hourglass) -> dict[str, Any]:
         "started_at": hourglass.started_at,
         "left": hourglass.left,
         "paused": hourglass.paused,
+        "word": hourglass.word,
     }
 
 
@@ -1117,6 +1123,8 @@ def _who_acts(state: State, kind: str) -> str:
         return "Only the facilitator pauses and resumes the hourglass."
     if kind == "undo":
         return "Only the facilitator takes back the last outcome."
+    if kind == "chain_word":
+        return "Only the facilitator restarts the chain's countdown for a new word."
     if kind in ("draw", "choose_area"):
         who = _player_name(state, _representative(state, state.turn))
         team = state.teams[state.turn].name
@@ -1175,7 +1183,8 @@ def _candidates(state: State) -> list[dict[str, Any]]:
     ids = [t.id for t in state.teams]
     if state.phase == CHAIN:
         return [{"type": "chain_result", "winner_team": ids[k]} for k in _guessers(state)] + [
-            {"type": "chain_result", "winner_team": None}
+            {"type": "chain_result", "winner_team": None},
+            {"type": "chain_word"},
         ]
     term = _term(state)
     assert term is not None
@@ -1253,6 +1262,7 @@ def apply_action(state: State, player: str | None, action: Mapping[str, Any]) ->
         "choose_area": _choose_area,
         "start_timer": _start_timer,
         "choose_hardest": _choose_hardest,
+        "chain_word": _chain_word,
         "chain_result": _chain_result,
         "rhyme_result": _rhyme_result,
         "guessed": _guessed,
@@ -1362,7 +1372,10 @@ def _draw(state: State, kind: str, fields: Mapping[str, Any]) -> State:
         phase = CHAIN
     else:
         phase = MEMORISE
-    hourglass = Hourglass(memorise_from=fields["at"]) if phase == MEMORISE else Hourglass()
+    if phase == MEMORISE:
+        hourglass = Hourglass(memorise_from=fields["at"])
+    else:
+        hourglass = _chain_clock(fields["at"]) if phase == CHAIN else Hourglass()
     return replace(
         state,
         stack=tuple(stack),
@@ -1396,6 +1409,20 @@ def _start_timer(state: State, kind: str, fields: Mapping[str, Any]) -> State:
     """Rulebook: "Then the card goes face down and the hourglass is turned"; the session keeps the time."""
     hourglass = Hourglass(started_at=fields["at"], left=float(state.timer))
     return replace(state, phase=PRESENTING, timer_started_at=state.version, hourglass=hourglass)
+
+
+def _chain_clock(at: float | None, word: int = 0) -> Hourglass:
+    """A chain's countdown: "reads the word aloud and at once forms a new word", so word
+    ``word``'s ``CHAIN_SECONDS`` run from ``at`` (no clock given: none runs)."""
+    if at is None:
+        return Hourglass(word=word)
+    return Hourglass(started_at=at, left=float(CHAIN_SECONDS), word=word)
+
+
+def _chain_word(state: State, kind: str, fields: Mapping[str, Any]) -> State:
+    """CHAIN: "Within about 5 seconds the representative of the next team must do the same with
+    the new word": a word was formed, the next speaker's seconds run from now (``at``)."""
+    return replace(state, hourglass=_chain_clock(fields["at"], state.hourglass.word + 1))
 
 
 def _pause_timer(state: State, kind: str, fields: Mapping[str, Any]) -> State:
@@ -1462,7 +1489,9 @@ def _undo(state: State, kind: str, fields: Mapping[str, Any]) -> State:
         timer_started_at=point.timer_started_at,
         history=state.history[: point.history_length],
         discards=state.discards[: point.discards_length],
-        hourglass=Hourglass(left=point.left, paused=paused),
+        hourglass=_chain_clock(fields["at"])
+        if point.phase == CHAIN
+        else Hourglass(left=point.left, paused=paused),
         undo_point=None,
     )
 

@@ -10,12 +10,12 @@
 //   hourglass; the players' phones: the board, the form and the hourglass, never the term
 //   (the server never sends it to them).
 //
-// The chain (no hourglass) gets a countdown of chain_seconds a word on the facilitator's screens,
+// The chain (no hourglass) gets a countdown of chain_seconds a word, from the server's state, on the facilitator's screens,
 // naming whose representative forms the next word; the facilitator restarts it for each new
 // word (its button, or Page Down / → as a presenter's clicker sends). It only helps the table:
-// the outcome is still recorded with the buttons. Kept on this device (and shared with the
-// facilitator's other windows of the same browser, such as the projector, by a
-// BroadcastChannel); a reload starts it again from the first word.
+// the outcome is still recorded with the buttons. The server keeps the word and when its
+// seconds started (the chain_word action), so a projector on another computer, or a page
+// reloaded mid-chain, counts down the same word.
 //
 // Sound: browsers play it only after a click or a key press on the page, so the screens that
 // beep show a hint with a "Turn the sound on" button until the sound is enabled.
@@ -47,9 +47,8 @@ let beeped = null;
 let outDrawn = null; // the version whose controls were drawn again when its hourglass ran out
 let audio = null;
 let chain = null; // the chain's countdown: {version, index (0: the drawer's word), ends (ms, Date.now)}
-let chainPending = null; // a countdown another window sent for a version not drawn here yet
 let chainTick = null;
-const chainChannel = "BroadcastChannel" in window ? new BroadcastChannel(`talia-activity-chain:${live.act}`) : null;
+let chainCtx = null; // the render's context, for the "new word" action of the button and the keys
 
 function el(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
@@ -461,39 +460,21 @@ function chainFacilitating(view) {
   return view.phase === "chain" && !view.terminal && shown.you.role === "facilitator";
 }
 
-function chainSend(kind) {
-  if (chainChannel && chain) chainChannel.postMessage({ kind, version: chain.version, index: chain.index, ends: chain.ends });
-}
-
-// A new word: the speaker formed it, so the next one has chain_seconds.
+// A new word: the speaker formed it, so the next one has chain_seconds. The server records
+// it (chain_word) and every screen, on any computer, draws the countdown from its state.
 function chainNext() {
   if (!shown || !chainFacilitating(shown.view) || !chain) return;
-  const view = shown.view;
-  chain = { version: view.version, index: chain.index + 1, ends: Date.now() + view.chain_seconds * 1000 };
-  chainSend("chain");
-  chainDraw(view, { announce: true });
+  act({ type: "chain_word" }, chainCtx);
 }
 
-// Another window's countdown wins when it is further on (or, at the same word, started first).
-function chainAdopt(message) {
-  if (!shown || message.version !== shown.version || !chainFacilitating(shown.view)) {
-    if (!shown || message.version > shown.version) chainPending = message;
-    return;
+// The countdown as the server holds it: the word and when its seconds started (its clock,
+// turned into this device's); without a clock (an old game), from this drawing.
+function chainFromView(view) {
+  const glass = view.hourglass || {};
+  if (typeof glass.started_at === "number") {
+    return { version: view.version, index: glass.word || 0, ends: (glass.started_at + view.chain_seconds) * 1000 - offset };
   }
-  if (chain && chain.version === message.version
-      && (message.index < chain.index || (message.index === chain.index && message.ends >= chain.ends))) return;
-  const moved = !chain || chain.index !== message.index;
-  chain = { version: message.version, index: message.index, ends: message.ends };
-  chainDraw(shown.view, { announce: moved });
-}
-
-if (chainChannel) {
-  chainChannel.onmessage = ({ data }) => {
-    if (!data || typeof data.version !== "number") return;
-    if (data.kind === "ask") {
-      if (chain && chain.version === data.version) chainSend("chain");
-    } else if (data.kind === "chain") chainAdopt(data);
-  };
+  return { version: view.version, index: glass.word || 0, ends: Date.now() + view.chain_seconds * 1000 };
 }
 
 // Page Down and → are what a presenter's clicker sends; not character keys (WCAG 2.1.4).
@@ -507,23 +488,22 @@ document.addEventListener("keydown", (event) => {
   chainNext();
 });
 
-// On each render of the chain phase: the same countdown again, or a new one for a new chain.
-function chainSync(view) {
+// On each render of the chain phase: the same countdown again, or the server's newer one.
+function chainSync(view, ctx) {
   clearInterval(chainTick);
   chainTick = null;
+  chainCtx = ctx;
   if (!chainFacilitating(view)) {
     chain = null;
     return;
   }
-  if (!chain || chain.version !== view.version) {
-    const pending = chainPending && chainPending.version === view.version ? chainPending : null;
-    chain = pending
-      ? { version: view.version, index: pending.index, ends: pending.ends }
-      : { version: view.version, index: 0, ends: Date.now() + view.chain_seconds * 1000 };
-    chainPending = null;
-    if (chainChannel) chainChannel.postMessage({ kind: "ask", version: view.version });
-    chainDraw(view, { announce: true });
-  } else chainDraw(view, { announce: false });
+  if (chain && chain.version === view.version) {
+    chainDraw(view, { announce: false });
+    return;
+  }
+  const moved = !chain || chain.index !== (view.hourglass || {}).word;
+  chain = chainFromView(view);
+  chainDraw(view, { announce: moved });
 }
 
 function chainBox(view) {
@@ -873,14 +853,17 @@ export function render(root, payload, ctx) {
     else focusFallback(root);
   }
   startTicking(view, ctx);
-  chainSync(view);
+  chainSync(view, ctx);
 
   // The hourglass's news go to its own live region (#activity-timer-news), with its 10 s and
   // time-up notices; the rest to the page's (#announce), through live.js.
   let news = line;
   let hourglassNews = false;
   if (view.terminal) news = root.querySelector("#outcome-heading").textContent;
-  else if (view.phase === "presenting" && view.hourglass && !view.hourglass.paused) {
+  else if (hourglassOut(view)) {
+    news = t("Time is up!");
+    hourglassNews = true;
+  } else if (view.phase === "presenting" && view.hourglass && !view.hourglass.paused) {
     news = format(t("The hourglass runs: %(n)s seconds."), { n: Math.ceil(remaining(view) ?? view.timer) });
     hourglassNews = true;
   } else if (view.phase === "presenting" && view.hourglass && view.hourglass.paused) {

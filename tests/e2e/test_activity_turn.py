@@ -453,3 +453,36 @@ def test_at_0_00_the_page_says_time_is_up_and_a_guess_is_no_longer_offered(brows
     # The only problem the page saw is the refused late guess this test sent itself.
     found = problems(browsing, teacher)
     assert all("/act" in problem and "409" in problem for problem in found), found
+
+
+def test_the_chain_countdown_on_a_projector_of_another_computer_follows_the_server(browsing, demo_users_site):
+    """The projector is another computer (its own browser, signed in apart, opened after the
+    chain began): it counts down the same word as the facilitator's screen, from the server's
+    state, and the facilitator's "new word" reaches it; it never says the chain did not start
+    while it runs."""
+    site = demo_users_site
+    session = running_game(site.teacher_user, chain=True)
+    teacher = browsing.new_page()
+    sign_in(teacher, site.url, site.teacher.username, site.teacher.password)
+    open_page(teacher, f"{site.url}/games/sessions/{session.pk}/")
+    teacher.get_by_role("button", name="Draw a card for Sowy").click()
+    expect(teacher.locator("#activity-chain-heading")).to_have_text("Chain: word 1")
+    teacher.get_by_role("button", name="New word: restart the countdown").click()
+    expect(teacher.locator("#activity-chain-heading")).to_have_text("Chain: word 2")
+
+    projector = browsing.new_page()  # a context of its own: no window it can talk to
+    sign_in(projector, site.url, site.teacher.username, site.teacher.password)
+    open_page(projector, f"{site.url}/games/sessions/{session.pk}/?screen=projector")
+    expect(projector.locator("#activity-chain-heading")).to_have_text("Chain: word 2")
+    expect(projector.locator("#activity-chain-speaker")).to_have_text("Uczeń3 (Lisy) forms the next word.")
+    teacher.get_by_role("button", name="New word: restart the countdown").click()
+    for page in (projector, teacher):
+        expect(page.locator("#activity-chain-heading")).to_have_text("Chain: word 3")
+        expect(page.locator("#activity-chain-clock")).to_have_text(re.compile(r"^0:0[2-5]$"))
+    expect(projector.locator("#activity-chain-over")).to_be_hidden()
+    over = "Time is up for Sowy: Lisy formed the last valid word."
+    for page in (projector, teacher):
+        expect(page.locator("#activity-chain-over")).to_have_text(over, timeout=8_000)
+    _session, game = state(session.pk)
+    assert game.phase == "chain" and game.hourglass.word == 2
+    assert not problems(browsing, teacher) and not problems(browsing, projector)

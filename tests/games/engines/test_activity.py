@@ -1145,6 +1145,7 @@ MAX_ACTIONS = 2000
 WEIGHTS = {
     "guessed": 6,
     "chain_result": 2,
+    "chain_word": 1,
     "rhyme_result": 2,
     "not_guessed": 1,
     "time_up": 1,
