@@ -27,7 +27,8 @@ Actions (``player`` is a player id, or ``"facilitator"``; ``None`` is the facili
 as the session layer sends it): ``draw``, ``choose_area {area}``, ``start_timer``,
 ``guessed {team}``, ``not_guessed``, ``time_up``, ``rule_broken``,
 ``chain_result {winner_team}``, ``rhyme_result {guessed}``, ``choose_hardest {slot}``,
-``pause_timer``, ``resume_timer``, ``chain_word`` (a new word of the chain: its seconds
+``pause_timer``, ``resume_timer``, ``join_team {id, name, team}`` (a player who comes late),
+``chain_word`` (a new word of the chain: its seconds
 run again) and ``undo`` (the facilitator only).  Every action may
 carry ``at``: the server's wall clock (seconds since 1970) when it was applied.
 
@@ -242,12 +243,13 @@ ACTION_TYPES = (
     "rhyme_result",
     "choose_hardest",
     "chain_word",
+    "join_team",
 )
 OUTCOME_TYPES = frozenset(
     {"guessed", "not_guessed", "time_up", "rule_broken", "chain_result", "rhyme_result"}
 )
 #: What only the facilitator (the session's timer, the referee's memory) does.
-FACILITATOR_ONLY = frozenset({"time_up", "pause_timer", "resume_timer", "undo", "chain_word"})
+FACILITATOR_ONLY = frozenset({"time_up", "pause_timer", "resume_timer", "undo", "chain_word", "join_team"})
 
 _SETUP_FIELDS = frozenset(
     {"teams", "players", "cards", "timer", "reduce_points_by", "facilitator_sees_terms", "first_team",
@@ -1125,6 +1127,8 @@ def _who_acts(state: State, kind: str) -> str:
         return "Only the facilitator takes back the last outcome."
     if kind == "chain_word":
         return "Only the facilitator restarts the chain's countdown for a new word."
+    if kind == "join_team":
+        return "A player who comes late joins a team through the session (the table)."
     if kind in ("draw", "choose_area"):
         who = _player_name(state, _representative(state, state.turn))
         team = state.teams[state.turn].name
@@ -1239,6 +1243,10 @@ def apply_action(state: State, player: str | None, action: Mapping[str, Any]) ->
     fields = _parse_fields(state, kind, action)
     if state.result is not None:
         raise IllegalAction("The game is over.")
+    if kind == "join_team":
+        if actor != FACILITATOR:
+            raise IllegalAction(_who_acts(state, kind))
+        return _join_team(replace(state, version=state.version + 1), kind, fields)
     allowed = [c for c in _candidates(state) if c["type"] == kind]
     if not allowed:
         if kind == "undo":
@@ -1296,6 +1304,15 @@ def _parse_own_fields(state: State, kind: str, action: Mapping[str, Any]) -> dic
         if not isinstance(value, str) or len(value) != 1 or value not in AREAS:
             raise InvalidAction(f"A {kind} action needs '{key}': one of the letters A-F.")
         return {key: value}
+    if kind == "join_team":
+        new_id, name, team = action.get("id"), action.get("name"), action.get("team")
+        if not all(isinstance(v, str) and v for v in (new_id, name)):
+            raise InvalidAction("A join_team action needs the new player's 'id' and 'name'.")
+        if team is not None and not isinstance(team, str):
+            raise InvalidAction("The 'team' field is the id of the team the player joins, or left out.")
+        if team is not None:
+            _team_index(state, team)
+        return {"id": new_id, "name": name, "team": team}
     if kind == "guessed":
         team = action.get("team")
         if team is not None:
@@ -1409,6 +1426,27 @@ def _start_timer(state: State, kind: str, fields: Mapping[str, Any]) -> State:
     """Rulebook: "Then the card goes face down and the hourglass is turned"; the session keeps the time."""
     hourglass = Hourglass(started_at=fields["at"], left=float(state.timer))
     return replace(state, phase=PRESENTING, timer_started_at=state.version, hourglass=hourglass)
+
+
+def _join_team(state: State, kind: str, fields: Mapping[str, Any]) -> State:
+    """A player who comes after the start joins a team: Setup, "Players split into 2, 3 or 4
+    teams of as equal a size as possible" (no team named: the smallest, the first of equals).
+    They join the end of the team's order of Representatives ("the players of a team take
+    this role in rotation"); the game for 3 players has exactly three, so none joins it."""
+    if state.variant != "teams":
+        raise IllegalAction("The game for 3 players is played by exactly three: a fourth player watches.")
+    new_id = fields["id"]
+    if any(p.id == new_id for t in state.teams for p in t.players):
+        raise IllegalAction("That player is in a team already.")
+    if fields["team"] is not None:
+        index = _team_index(state, fields["team"])
+    else:
+        index = min(range(len(state.teams)), key=lambda k: (len(state.teams[k].players), k))
+    team = state.teams[index]
+    joined = replace(team, players=(*team.players, Player(id=new_id, name=fields["name"])))
+    teams = tuple(joined if k == index else t for k, t in enumerate(state.teams))
+    watchers = tuple(p for p in state.watchers if p.id != new_id)
+    return replace(state, teams=teams, watchers=watchers)
 
 
 def _chain_clock(at: float | None, word: int = 0) -> Hourglass:

@@ -787,6 +787,22 @@ function turnLine(view) {
   return "";
 }
 
+// A student who joined after the start watches until they choose a team (the server seats
+// them: "teams of as equal a size as possible"); the game for 3 players has no place for them.
+function lateJoin(view, ctx) {
+  if (projector || view.terminal || !shown || shown.you.role !== "spectator" || !live.joinTeam) return null;
+  if (view.variant !== "teams") {
+    return el("p", { className: "muted", id: "activity-watching" }, t("The game for 3 players is played by exactly three players: you watch this game."));
+  }
+  return el("section", { className: "activity-join", "aria-labelledby": "join-heading" },
+    el("h2", { id: "join-heading" }, t("You came after the start: join a team")),
+    el("div", { className: "row" }, ...view.teams.map((entry) => el("button", {
+      type: "button",
+      "data-focus-key": `join-${entry.id}`,
+      onclick: () => post(live.joinTeam, { team: entry.id }, ctx),
+    }, format(t("Join %(team)s"), { team: entry.name })))));
+}
+
 // --- render ---------------------------------------------------------------------------------------------
 
 // Where the focus goes when the element that had it is gone from the new drawing (the button
@@ -836,6 +852,7 @@ export function render(root, payload, ctx) {
     }
     parts.push(hardestChoice(view, ctx));
     parts.push(controls(view, ctx));
+    parts.push(lateJoin(view, ctx));
   }
   parts.push(el("section", { className: "activity-board", "aria-labelledby": "board-heading" },
     el("h2", { id: "board-heading" }, t("The board")),

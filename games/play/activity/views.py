@@ -174,6 +174,29 @@ def activity_seat(request: HttpRequest, pk: int) -> JsonResponse:
     return JsonResponse(selectors.activity_lobby(session=session, participant=participant))
 
 
+@never_cache
+@require_POST
+def activity_join_team(request: HttpRequest, pk: int) -> JsonResponse:
+    """``{"team": "t2"}`` (``team`` null: the smallest): a student who came after the start
+    joins a team; the answer is their new payload, as a player."""
+    participant = _activity_participant(request, pk)
+    if isinstance(participant, JsonResponse):
+        return participant
+    try:
+        team = (json.loads(request.body or b"{}") or {}).get("team")
+        if team is not None and not isinstance(team, str):
+            raise ValueError
+    except (json.JSONDecodeError, AttributeError, ValueError):
+        return _json_error(
+            400, "invalid_request", _('Send {"team": "t1"}, or {"team": null} for the smallest team.')
+        )
+    try:
+        participant = services.activity_join_late(participant=participant, team=team)
+    except game_services.SessionError as error:
+        return _json_error(409, error.code, str(error))
+    return JsonResponse(_payload(participant))
+
+
 @require_POST
 def activity_shuffle(request: HttpRequest, pk: int) -> HttpResponse:
     session = get_object_or_404(GameSession, pk=pk, game="activity")

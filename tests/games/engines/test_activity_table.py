@@ -274,3 +274,29 @@ def test_the_chains_countdown_is_the_servers_so_every_screen_counts_the_same_wor
     assert_refused(IllegalAction, state, F, {"type": "chain_word"}, "No chain_word now")
     undone = act(state, F, "undo", at=T0 + 20)
     assert undone.phase == "chain" and (undone.hourglass.started_at, undone.hourglass.word) == (T0 + 20, 0)
+
+
+def test_a_player_who_comes_late_joins_the_smallest_team_and_takes_a_turn_as_representative() -> None:
+    """Setup: "teams of as equal a size as possible"; Play: "the players of a team take this
+    role in rotation": the latecomer joins the end of the team's order."""
+    state = start(sizes=(3, 2))
+    state = act(state, F, "join_team", id="p9", name="Late")
+    assert [p.id for p in state.teams[1].players] == ["p4", "p5", "p9"]
+    assert_refused(
+        IllegalAction, state, F, {"type": "join_team", "id": "p9", "name": "Late"}, "in a team already"
+    )
+    assert_refused(
+        IllegalAction, state, "p1", {"type": "join_team", "id": "p8", "name": "X"}, "through the session"
+    )
+    assert_refused(
+        InvalidAction, state, F, {"type": "join_team", "id": "p8", "name": "X", "team": "t7"}, "no team"
+    )
+    representatives = []
+    for _turn in range(6):
+        representatives.append(state.to_dict()["representatives"]["t2"])
+        state = act(act(act(state, F, "draw"), F, "start_timer"), F, "not_guessed")
+    assert "p9" in representatives
+    three = start("three_players", (1, 1, 1))
+    assert_refused(
+        IllegalAction, three, F, {"type": "join_team", "id": "p9", "name": "Late"}, "exactly three"
+    )
