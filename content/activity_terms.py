@@ -20,7 +20,6 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from itertools import cycle
 from typing import Any
 
 from django.db import transaction
@@ -166,8 +165,19 @@ def activity_terms_parse(text: str, *, default_points: int = 4) -> tuple[list[Pa
         )
     if len(terms) > MAX_TERMS:
         raise TermListError(_("At most %(max)d terms at a time.") % {"max": MAX_TERMS})
-    if len([t for t in terms if t.kind == "term"]) < len(SLOTS):
-        raise TermListError(_("Give at least 6 different terms: a card holds six, one for each area A–F."))
+    # A chain or a rhyme fills a slot of a card like a term ("Two special tasks appear now
+    # and then in all 6 areas"), so six lines of any kind fill a card.
+    if len(terms) < len(SLOTS):
+        raise TermListError(
+            _(
+                "Give at least 6 different terms (chains and rhymes count too): a card holds six, "
+                "one for each area A–F."
+            )
+        )
+    if not any(t.kind == "term" for t in terms):
+        raise TermListError(
+            _("Give at least one term to present: chains and rhymes alone are no game of Activity.")
+        )
     return terms, repeats
 
 
@@ -193,20 +203,21 @@ def _layout(terms: list[ParsedTerm]) -> tuple[list[dict[str, ParsedTerm]], int]:
                 if term is None:
                     break
                 card[slot] = term
-    # Slots still empty take plain terms again: a term of the slot's form (or free) first.
+    # Slots still empty take plain terms again: a term of the slot's form (or free) first,
+    # then a chain or a rhyme (a list of few terms and many special tasks), then any plain
+    # term; six different lines (``activity_terms_parse``) always fill a card.
     plain = [t for t in terms if t.kind == "term"]
+    special = [t for t in terms if t.kind != "term"]
     repeated = 0
-    refill = cycle(plain)
     for card in cards:
         for slot in SLOTS:
             if slot in card:
                 continue
             on_card = {t.text for t in card.values()}
             fitting = [t for t in plain if t.text not in on_card and t.form in (None, SLOT_FORMS[slot])]
-            if fitting:
-                card[slot] = fitting[repeated % len(fitting)]
-            else:
-                card[slot] = next(t for t in refill if t.text not in on_card)
+            tasks = [t for t in special if t.text not in on_card]
+            choices = fitting or tasks or [t for t in plain if t.text not in on_card]
+            card[slot] = choices[repeated % len(choices)]
             repeated += 1
     return cards, repeated
 

@@ -27,7 +27,9 @@ Actions (``player`` is a player id, or ``"facilitator"``; ``None`` is the facili
 as the session layer sends it): ``draw``, ``choose_area {area}``, ``start_timer``,
 ``guessed {team}``, ``not_guessed``, ``time_up``, ``rule_broken``,
 ``chain_result {winner_team}``, ``rhyme_result {guessed}``, ``choose_hardest {slot}``,
-``pause_timer``, ``resume_timer`` and ``undo`` (the facilitator only).  Every action may
+``pause_timer``, ``resume_timer``, ``join_team {id, name, team}`` (a player who comes late),
+``chain_word`` (a new word of the chain: its seconds
+run again) and ``undo`` (the facilitator only).  Every action may
 carry ``at``: the server's wall clock (seconds since 1970) when it was applied.
 
 Phases: ``ready`` (the representative draws; a finalist first chooses an area) ->
@@ -132,6 +134,7 @@ __all__ = [
     "Task",
     "Team",
     "apply_action",
+    "cards_needed",
     "field_label",
     "is_terminal",
     "legal_actions",
@@ -166,6 +169,10 @@ CHAIN_FIELDS = 4
 RHYME_FIELDS = 5
 OPEN_GAME_POINTS = 6
 MIN_POINTS, MAX_POINTS = 3, 6
+#: "If the team guesses the term before the time runs out": a guess recorded later than this
+#: after the hourglass ran out (by the server's clock) is refused; the grace covers the
+#: facilitator's click on a shout at the last second and the way to the server.
+LATE_GRACE_SECONDS = 2.0
 
 #: "A / D - DRAWN, B / E - DESCRIBED, C / F - PANTOMIME".
 FORMS: Mapping[str, str] = {
@@ -235,12 +242,14 @@ ACTION_TYPES = (
     "chain_result",
     "rhyme_result",
     "choose_hardest",
+    "chain_word",
+    "join_team",
 )
 OUTCOME_TYPES = frozenset(
     {"guessed", "not_guessed", "time_up", "rule_broken", "chain_result", "rhyme_result"}
 )
 #: What only the facilitator (the session's timer, the referee's memory) does.
-FACILITATOR_ONLY = frozenset({"time_up", "pause_timer", "resume_timer", "undo"})
+FACILITATOR_ONLY = frozenset({"time_up", "pause_timer", "resume_timer", "undo", "chain_word", "join_team"})
 
 _SETUP_FIELDS = frozenset(
     {"teams", "players", "cards", "timer", "reduce_points_by", "facilitator_sees_terms", "first_team",
@@ -344,6 +353,9 @@ class Hourglass:
     started_at: float | None = None
     left: float | None = None
     paused: bool = False
+    #: In a chain: the word being formed (0: the drawer's), whose ``CHAIN_SECONDS`` run from
+    #: ``started_at``.  Kept here, not in one browser, so every screen counts the same word down.
+    word: int = 0
 
     def remaining(self, now: float) -> float | None:
         """Seconds left at wall-clock ``now`` (never below 0); ``None`` without a clock.
@@ -482,6 +494,7 @@ def _hourglass_dict(hourglass: Hourglass) -> dict[str, Any]:
         "started_at": hourglass.started_at,
         "left": hourglass.left,
         "paused": hourglass.paused,
+        "word": hourglass.word,
     }
 
 
@@ -636,6 +649,19 @@ def play_area(field: int) -> str | None:
     if field >= TARGET:
         return None
     return AREAS[(max(field, 1) - 1) // FIELDS_PER_AREA]
+
+
+def cards_needed(players: int, reduce_points_by: int = 0) -> int:
+    """The fewest cards with which a game can end by its final task: every team (or player)
+    reaching the red target area even if each of its terms is guessed for the most points,
+    then the two cards of the final task.  Every turn puts a card aside ("it does not come
+    back into play"), so a smaller stack ends the game when it runs out.
+
+    >>> cards_needed(2), cards_needed(3, reduce_points_by=2)
+    (20, 41)
+    """
+    best = MAX_POINTS - reduce_points_by
+    return players * -(-TARGET // best) + 2
 
 
 def field_label(field: int) -> str:
@@ -1099,6 +1125,10 @@ def _who_acts(state: State, kind: str) -> str:
         return "Only the facilitator pauses and resumes the hourglass."
     if kind == "undo":
         return "Only the facilitator takes back the last outcome."
+    if kind == "chain_word":
+        return "Only the facilitator restarts the chain's countdown for a new word."
+    if kind == "join_team":
+        return "A player who comes late joins a team through the session (the table)."
     if kind in ("draw", "choose_area"):
         who = _player_name(state, _representative(state, state.turn))
         team = state.teams[state.turn].name
@@ -1157,7 +1187,8 @@ def _candidates(state: State) -> list[dict[str, Any]]:
     ids = [t.id for t in state.teams]
     if state.phase == CHAIN:
         return [{"type": "chain_result", "winner_team": ids[k]} for k in _guessers(state)] + [
-            {"type": "chain_result", "winner_team": None}
+            {"type": "chain_result", "winner_team": None},
+            {"type": "chain_word"},
         ]
     term = _term(state)
     assert term is not None
@@ -1212,6 +1243,10 @@ def apply_action(state: State, player: str | None, action: Mapping[str, Any]) ->
     fields = _parse_fields(state, kind, action)
     if state.result is not None:
         raise IllegalAction("The game is over.")
+    if kind == "join_team":
+        if actor != FACILITATOR:
+            raise IllegalAction(_who_acts(state, kind))
+        return _join_team(replace(state, version=state.version + 1), kind, fields)
     allowed = [c for c in _candidates(state) if c["type"] == kind]
     if not allowed:
         if kind == "undo":
@@ -1226,11 +1261,16 @@ def apply_action(state: State, player: str | None, action: Mapping[str, Any]) ->
         raise IllegalAction(f"No {kind} now: {_expected(state)}.")
     if not _may_act(state, actor, kind):
         raise IllegalAction(_who_acts(state, kind))
+    if _guessed_too_late(state, kind, fields):
+        raise IllegalAction(
+            "The hourglass has run out: the term was not guessed in time. Record time_up (or not_guessed)."
+        )
     handler = {
         "draw": _draw,
         "choose_area": _choose_area,
         "start_timer": _start_timer,
         "choose_hardest": _choose_hardest,
+        "chain_word": _chain_word,
         "chain_result": _chain_result,
         "rhyme_result": _rhyme_result,
         "guessed": _guessed,
@@ -1264,6 +1304,15 @@ def _parse_own_fields(state: State, kind: str, action: Mapping[str, Any]) -> dic
         if not isinstance(value, str) or len(value) != 1 or value not in AREAS:
             raise InvalidAction(f"A {kind} action needs '{key}': one of the letters A-F.")
         return {key: value}
+    if kind == "join_team":
+        new_id, name, team = action.get("id"), action.get("name"), action.get("team")
+        if not all(isinstance(v, str) and v for v in (new_id, name)):
+            raise InvalidAction("A join_team action needs the new player's 'id' and 'name'.")
+        if team is not None and not isinstance(team, str):
+            raise InvalidAction("The 'team' field is the id of the team the player joins, or left out.")
+        if team is not None:
+            _team_index(state, team)
+        return {"id": new_id, "name": name, "team": team}
     if kind == "guessed":
         team = action.get("team")
         if team is not None:
@@ -1340,7 +1389,10 @@ def _draw(state: State, kind: str, fields: Mapping[str, Any]) -> State:
         phase = CHAIN
     else:
         phase = MEMORISE
-    hourglass = Hourglass(memorise_from=fields["at"]) if phase == MEMORISE else Hourglass()
+    if phase == MEMORISE:
+        hourglass = Hourglass(memorise_from=fields["at"])
+    else:
+        hourglass = _chain_clock(fields["at"]) if phase == CHAIN else Hourglass()
     return replace(
         state,
         stack=tuple(stack),
@@ -1376,6 +1428,41 @@ def _start_timer(state: State, kind: str, fields: Mapping[str, Any]) -> State:
     return replace(state, phase=PRESENTING, timer_started_at=state.version, hourglass=hourglass)
 
 
+def _join_team(state: State, kind: str, fields: Mapping[str, Any]) -> State:
+    """A player who comes after the start joins a team: Setup, "Players split into 2, 3 or 4
+    teams of as equal a size as possible" (no team named: the smallest, the first of equals).
+    They join the end of the team's order of Representatives ("the players of a team take
+    this role in rotation"); the game for 3 players has exactly three, so none joins it."""
+    if state.variant != "teams":
+        raise IllegalAction("The game for 3 players is played by exactly three: a fourth player watches.")
+    new_id = fields["id"]
+    if any(p.id == new_id for t in state.teams for p in t.players):
+        raise IllegalAction("That player is in a team already.")
+    if fields["team"] is not None:
+        index = _team_index(state, fields["team"])
+    else:
+        index = min(range(len(state.teams)), key=lambda k: (len(state.teams[k].players), k))
+    team = state.teams[index]
+    joined = replace(team, players=(*team.players, Player(id=new_id, name=fields["name"])))
+    teams = tuple(joined if k == index else t for k, t in enumerate(state.teams))
+    watchers = tuple(p for p in state.watchers if p.id != new_id)
+    return replace(state, teams=teams, watchers=watchers)
+
+
+def _chain_clock(at: float | None, word: int = 0) -> Hourglass:
+    """A chain's countdown: "reads the word aloud and at once forms a new word", so word
+    ``word``'s ``CHAIN_SECONDS`` run from ``at`` (no clock given: none runs)."""
+    if at is None:
+        return Hourglass(word=word)
+    return Hourglass(started_at=at, left=float(CHAIN_SECONDS), word=word)
+
+
+def _chain_word(state: State, kind: str, fields: Mapping[str, Any]) -> State:
+    """CHAIN: "Within about 5 seconds the representative of the next team must do the same with
+    the new word": a word was formed, the next speaker's seconds run from now (``at``)."""
+    return replace(state, hourglass=_chain_clock(fields["at"], state.hourglass.word + 1))
+
+
 def _pause_timer(state: State, kind: str, fields: Mapping[str, Any]) -> State:
     """The facilitator stops the hourglass (a question from the class, a fire drill); the
     seconds left are kept.  Not in the rulebook: a table would lay the hourglass on its side."""
@@ -1387,6 +1474,17 @@ def _pause_timer(state: State, kind: str, fields: Mapping[str, Any]) -> State:
 def _resume_timer(state: State, kind: str, fields: Mapping[str, Any]) -> State:
     """The paused hourglass runs on with the seconds it had left."""
     return replace(state, hourglass=replace(state.hourglass, started_at=fields["at"], paused=False))
+
+
+def _guessed_too_late(state: State, kind: str, fields: Mapping[str, Any]) -> bool:
+    """A guess (a term's or a rhyme's) stamped more than ``LATE_GRACE_SECONDS`` after the
+    running hourglass ran out.  Without a clock (``at`` left out) nothing is late."""
+    if kind != "guessed" and not (kind == "rhyme_result" and fields.get("guessed")):
+        return False
+    glass, at = state.hourglass, fields.get("at")
+    if at is None or glass.paused or glass.started_at is None or glass.left is None:
+        return False
+    return bool(float(at) > glass.started_at + glass.left + LATE_GRACE_SECONDS)
 
 
 def _undo_point(state: State, at: float | None) -> UndoPoint:
@@ -1429,7 +1527,9 @@ def _undo(state: State, kind: str, fields: Mapping[str, Any]) -> State:
         timer_started_at=point.timer_started_at,
         history=state.history[: point.history_length],
         discards=state.discards[: point.discards_length],
-        hourglass=Hourglass(left=point.left, paused=paused),
+        hourglass=_chain_clock(fields["at"])
+        if point.phase == CHAIN
+        else Hourglass(left=point.left, paused=paused),
         undo_point=None,
     )
 

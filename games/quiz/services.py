@@ -16,7 +16,7 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import QuerySet
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
@@ -34,6 +34,9 @@ from .models import KIND_LABELS, Quiz, QuizAttempt, QuizItem, QuizResponse
 
 DEFAULT_ITEMS = 20
 MAX_ITEMS = 60
+#: A follow-up quiz is made from what was played: a short game gives a shorter quiz, but
+#: fewer items than this is no quiz worth setting as homework.
+FOLLOWUP_MIN_ITEMS = 3
 SEED_MAX = 2**31 - 1
 
 
@@ -157,7 +160,8 @@ def quiz_create(
             seed=seed if seed is not None else secrets.randbelow(SEED_MAX),
             code=_code_new(),
             pool=selectors.pool_to_dict(pool),
-            options={"total": total, "counts": clean},
+            # The worker has no request: it writes its messages in the teacher's language.
+            options={"total": total, "counts": clean, "language": translation.get_language()},
             state=BuildState.QUEUED,
         )
         if enqueue:
@@ -293,10 +297,33 @@ def _progress(quiz_id: int, progress: int, state: str = BuildState.RUNNING, mess
 
 
 def quiz_generate(*, quiz: Quiz, plan_cache: dict[str, Any] | None = None) -> Quiz:
+    """Generate the items of ``quiz`` in the language it was asked for (``_generate``)."""
+    with translation.override((quiz.options or {}).get("language") or None):
+        return _generate(quiz=quiz, plan_cache=plan_cache)
+
+
+def _followup_shorter(quiz: Quiz, pool: engine.Pool, error: engine.QuizTooSmall) -> tuple[list[Any], str]:
+    """A follow-up quiz whose game gave fewer items than asked: as many as it gives, down to
+    ``FOLLOWUP_MIN_ITEMS``, with a note that says so; otherwise ``error`` stands."""
+    if quiz.source != Quiz.Source.SESSION or error.kind or error.available < FOLLOWUP_MIN_ITEMS:
+        raise error
+    counts = engine.counts_plan(pool, error.available, seed=quiz.seed)
+    items = engine.generate(pool, counts, quiz.seed)
+    note = ngettext(
+        "The game gave only %(made)d item, so the quiz has %(made)d, not %(wanted)d.",
+        "The game gave only %(made)d items, so the quiz has %(made)d, not %(wanted)d.",
+        len(items),
+    ) % {"made": len(items), "wanted": error.wanted}
+    return items, note
+
+
+def _generate(*, quiz: Quiz, plan_cache: dict[str, Any] | None = None) -> Quiz:
     """Generate the items of ``quiz`` from its pool snapshot (deterministic for its seed).
 
     A pool too small for the quiz leaves it FAILED with the reason for the teacher and
-    no items. ``plan_cache`` lets a batch share the share-out of one pool.
+    no items, except a follow-up quiz, which is made shorter (``_followup_shorter``): a
+    short game is no reason to send the class away with nothing. ``plan_cache`` lets a
+    batch share the share-out of one pool.
 
     Only a QUEUED quiz is generated, or a RUNNING one whose worker died before the sweep
     got to it (a task the broker handed out again); a FAILED one waits for
@@ -312,23 +339,29 @@ def quiz_generate(*, quiz: Quiz, plan_cache: dict[str, Any] | None = None) -> Qu
     counts = (quiz.options or {}).get("counts")
     chosen = bool(counts)
     total = int((quiz.options or {}).get("total") or DEFAULT_ITEMS)
+    note = ""
     try:
-        if not chosen:
-            cache_key = repr((sorted(quiz.pool.items(), key=lambda kv: kv[0]), total))
-            counts = (plan_cache or {}).get(cache_key)
-            if counts is None:
-                counts = engine.counts_plan(pool, total, seed=quiz.seed)
-                if plan_cache is not None:
-                    plan_cache[cache_key] = counts
-        _progress(quiz.pk, 50)
         try:
-            items = engine.generate(pool, counts, quiz.seed)
-        except engine.QuizTooSmall:
+            if not chosen:
+                cache_key = repr((sorted(quiz.pool.items(), key=lambda kv: kv[0]), total))
+                counts = (plan_cache or {}).get(cache_key)
+                if counts is None:
+                    counts = engine.counts_plan(pool, total, seed=quiz.seed)
+                    if plan_cache is not None:
+                        plan_cache[cache_key] = counts
+            _progress(quiz.pk, 50)
+            try:
+                items = engine.generate(pool, counts, quiz.seed)
+            except engine.QuizTooSmall:
+                if chosen:
+                    raise
+                # A share-out found for another seed may not fit this one: find its own.
+                counts = engine.counts_plan(pool, total, seed=quiz.seed)
+                items = engine.generate(pool, counts, quiz.seed)
+        except engine.QuizTooSmall as error:
             if chosen:
                 raise
-            # A share-out found for another seed may not fit this one: find its own.
-            counts = engine.counts_plan(pool, total, seed=quiz.seed)
-            items = engine.generate(pool, counts, quiz.seed)
+            items, note = _followup_shorter(quiz, pool, error)
     except engine.QuizTooSmall as error:
         _progress(quiz.pk, 100, BuildState.FAILED, _too_small_message(error))
         quiz.refresh_from_db()
@@ -351,7 +384,7 @@ def quiz_generate(*, quiz: Quiz, plan_cache: dict[str, Any] | None = None) -> Qu
         )
         locked.state = BuildState.DONE
         locked.progress = 100
-        locked.message = ""
+        locked.message = note
         locked.save(update_fields=["state", "progress", "message", "updated"])
     return locked
 

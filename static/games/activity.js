@@ -10,12 +10,12 @@
 //   hourglass; the players' phones: the board, the form and the hourglass, never the term
 //   (the server never sends it to them).
 //
-// The chain (no hourglass) gets a countdown of chain_seconds a word on the facilitator's screens,
+// The chain (no hourglass) gets a countdown of chain_seconds a word, from the server's state, on the facilitator's screens,
 // naming whose representative forms the next word; the facilitator restarts it for each new
 // word (its button, or Page Down / → as a presenter's clicker sends). It only helps the table:
-// the outcome is still recorded with the buttons. Kept on this device (and shared with the
-// facilitator's other windows of the same browser, such as the projector, by a
-// BroadcastChannel); a reload starts it again from the first word.
+// the outcome is still recorded with the buttons. The server keeps the word and when its
+// seconds started (the chain_word action), so a projector on another computer, or a page
+// reloaded mid-chain, counts down the same word.
 //
 // Sound: browsers play it only after a click or a key press on the page, so the screens that
 // beep show a hint with a "Turn the sound on" button until the sound is enabled.
@@ -44,11 +44,11 @@ let tick = null;
 let memoriseTimer = null;
 let lastNews = "";
 let beeped = null;
+let outDrawn = null; // the version whose controls were drawn again when its hourglass ran out
 let audio = null;
 let chain = null; // the chain's countdown: {version, index (0: the drawer's word), ends (ms, Date.now)}
-let chainPending = null; // a countdown another window sent for a version not drawn here yet
 let chainTick = null;
-const chainChannel = "BroadcastChannel" in window ? new BroadcastChannel(`talia-activity-chain:${live.act}`) : null;
+let chainCtx = null; // the render's context, for the "new word" action of the button and the keys
 
 function el(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
@@ -335,6 +335,13 @@ function remaining(view) {
   return Math.max(glass.left - Math.max(serverNow() - glass.started_at, 0), 0);
 }
 
+// The hourglass has run out, by the server's numbers (its clock, when it was turned, the
+// seconds left): a guess is no longer recorded (the server refuses it), time up is.
+function hourglassOut(view) {
+  const glass = view.hourglass;
+  return view.phase === "presenting" && Boolean(glass) && !glass.paused && glass.started_at !== null && remaining(view) === 0;
+}
+
 function clockText(seconds) {
   const whole = Math.max(0, Math.ceil(seconds));
   return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
@@ -351,8 +358,9 @@ function hourglassBox(view) {
   if (view.phase !== "presenting") return null;
   const left = remaining(view);
   const paused = view.hourglass && view.hourglass.paused;
-  return el("div", { className: `hourglass${paused ? " paused" : ""}`, id: "activity-hourglass" },
-    el("span", { className: "hourglass-label" }, paused ? t("Hourglass paused") : t("Hourglass")),
+  const out = hourglassOut(view);
+  return el("div", { className: `hourglass${paused ? " paused" : ""}${out ? " ending out" : ""}`, id: "activity-hourglass" },
+    el("span", { className: "hourglass-label", id: "activity-hourglass-label" }, paused ? t("Hourglass paused") : out ? t("Time is up!") : t("Hourglass")),
     el("span", { className: "hourglass-clock", id: "activity-clock", role: "timer", "aria-live": "off" },
       left === null ? `${view.timer} s` : clockText(left)),
     el("span", { className: "hourglass-bar", "aria-hidden": "true" },
@@ -415,6 +423,12 @@ function startTicking(view, ctx) {
       if (beeps(view)) beep();
       clearInterval(tick);
     }
+    if (left <= 0 && outDrawn !== key && shown && shown.view === view) {
+      // Draw the page again: the label says so and the buttons follow (no guess in time now).
+      outDrawn = key;
+      const board = document.getElementById("board");
+      if (board) render(board, shown, ctx);
+    }
   };
   update();
   if (!view.hourglass.paused && view.hourglass.started_at !== null) tick = setInterval(update, 250);
@@ -446,39 +460,21 @@ function chainFacilitating(view) {
   return view.phase === "chain" && !view.terminal && shown.you.role === "facilitator";
 }
 
-function chainSend(kind) {
-  if (chainChannel && chain) chainChannel.postMessage({ kind, version: chain.version, index: chain.index, ends: chain.ends });
-}
-
-// A new word: the speaker formed it, so the next one has chain_seconds.
+// A new word: the speaker formed it, so the next one has chain_seconds. The server records
+// it (chain_word) and every screen, on any computer, draws the countdown from its state.
 function chainNext() {
   if (!shown || !chainFacilitating(shown.view) || !chain) return;
-  const view = shown.view;
-  chain = { version: view.version, index: chain.index + 1, ends: Date.now() + view.chain_seconds * 1000 };
-  chainSend("chain");
-  chainDraw(view, { announce: true });
+  act({ type: "chain_word" }, chainCtx);
 }
 
-// Another window's countdown wins when it is further on (or, at the same word, started first).
-function chainAdopt(message) {
-  if (!shown || message.version !== shown.version || !chainFacilitating(shown.view)) {
-    if (!shown || message.version > shown.version) chainPending = message;
-    return;
+// The countdown as the server holds it: the word and when its seconds started (its clock,
+// turned into this device's); without a clock (an old game), from this drawing.
+function chainFromView(view) {
+  const glass = view.hourglass || {};
+  if (typeof glass.started_at === "number") {
+    return { version: view.version, index: glass.word || 0, ends: (glass.started_at + view.chain_seconds) * 1000 - offset };
   }
-  if (chain && chain.version === message.version
-      && (message.index < chain.index || (message.index === chain.index && message.ends >= chain.ends))) return;
-  const moved = !chain || chain.index !== message.index;
-  chain = { version: message.version, index: message.index, ends: message.ends };
-  chainDraw(shown.view, { announce: moved });
-}
-
-if (chainChannel) {
-  chainChannel.onmessage = ({ data }) => {
-    if (!data || typeof data.version !== "number") return;
-    if (data.kind === "ask") {
-      if (chain && chain.version === data.version) chainSend("chain");
-    } else if (data.kind === "chain") chainAdopt(data);
-  };
+  return { version: view.version, index: glass.word || 0, ends: Date.now() + view.chain_seconds * 1000 };
 }
 
 // Page Down and → are what a presenter's clicker sends; not character keys (WCAG 2.1.4).
@@ -492,23 +488,22 @@ document.addEventListener("keydown", (event) => {
   chainNext();
 });
 
-// On each render of the chain phase: the same countdown again, or a new one for a new chain.
-function chainSync(view) {
+// On each render of the chain phase: the same countdown again, or the server's newer one.
+function chainSync(view, ctx) {
   clearInterval(chainTick);
   chainTick = null;
+  chainCtx = ctx;
   if (!chainFacilitating(view)) {
     chain = null;
     return;
   }
-  if (!chain || chain.version !== view.version) {
-    const pending = chainPending && chainPending.version === view.version ? chainPending : null;
-    chain = pending
-      ? { version: view.version, index: pending.index, ends: pending.ends }
-      : { version: view.version, index: 0, ends: Date.now() + view.chain_seconds * 1000 };
-    chainPending = null;
-    if (chainChannel) chainChannel.postMessage({ kind: "ask", version: view.version });
-    chainDraw(view, { announce: true });
-  } else chainDraw(view, { announce: false });
+  if (chain && chain.version === view.version) {
+    chainDraw(view, { announce: false });
+    return;
+  }
+  const moved = !chain || chain.index !== (view.hourglass || {}).word;
+  chain = chainFromView(view);
+  chainDraw(view, { announce: moved });
 }
 
 function chainBox(view) {
@@ -674,18 +669,28 @@ function controls(view, ctx) {
   if (has("start_timer").length) {
     rows.push(el("div", { className: "row" }, button(t("Ready: turn the hourglass"), { type: "start_timer" }, ctx, { className: "big" })));
   }
+  const out = hourglassOut(view);
+  const late = (node) => {
+    // The server no longer records a guess: the button stays in its place, disabled.
+    if (out) node.disabled = true;
+    return node;
+  };
+  if (out && (has("guessed").length || has("rhyme_result").length)) {
+    rows.push(el("p", { className: "time-up", id: "activity-time-up", role: "status" }, t("Time is up: the term was not guessed in time.")));
+  }
   const guessed = has("guessed");
   if (guessed.length) {
     const single = guessed.length === 1;
-    rows.push(el("div", { className: "row outcomes" }, ...guessed.map((a) => button(
-      single ? t("Guessed in time") : format(t("Guessed first: %(team)s"), { team: teamName(view, a.team) }),
+    rows.push(el("div", { className: "row outcomes" }, ...guessed.map((a) => late(button(
+      out ? (single ? t("Too late to guess") : format(t("Too late to guess: %(team)s"), { team: teamName(view, a.team) }))
+        : single ? t("Guessed in time") : format(t("Guessed first: %(team)s"), { team: teamName(view, a.team) }),
       { type: "guessed", team: a.team }, ctx, { className: "good", confirmText: view.variant === "teams" ? ending : "" },
-    ))));
+    )))));
   }
   if (has("rhyme_result").length) {
     rows.push(el("div", { className: "row outcomes" },
-      button(t("Rhyme guessed (+5)"), { type: "rhyme_result", guessed: true }, ctx, { className: "good" }),
-      button(t("Rhyme not guessed"), { type: "rhyme_result", guessed: false }, ctx, { className: "secondary" })));
+      late(button(out ? t("Too late to guess") : t("Rhyme guessed (+5)"), { type: "rhyme_result", guessed: true }, ctx, { className: "good" })),
+      button(out ? t("Time is up: not guessed") : t("Rhyme not guessed"), { type: "rhyme_result", guessed: false }, ctx, { className: out ? "" : "secondary" })));
   }
   if (has("chain_result").length) {
     rows.push(el("p", {}, t("Who formed the last valid word of the chain? That team moves 4 fields.")));
@@ -696,8 +701,7 @@ function controls(view, ctx) {
   }
   const misses = [];
   if (has("not_guessed").length) {
-    const out = remaining(view) === 0;
-    misses.push(button(out ? t("Time is up: not guessed") : t("Not guessed"), { type: out && has("time_up").length ? "time_up" : "not_guessed" }, ctx, { className: "secondary", confirmText: view.variant === "three_players" ? ending : "" }));
+    misses.push(button(out ? t("Time is up: not guessed") : t("Not guessed"), { type: out && has("time_up").length ? "time_up" : "not_guessed" }, ctx, { className: out ? "" : "secondary", confirmText: view.variant === "three_players" ? ending : "" }));
   }
   if (has("rule_broken").length) misses.push(button(t("Rule broken (back 3 fields)"), { type: "rule_broken" }, ctx, { className: "secondary", confirmText: view.variant === "three_players" ? ending : "" }));
   if (misses.length) rows.push(el("div", { className: "row outcomes" }, ...misses));
@@ -783,6 +787,22 @@ function turnLine(view) {
   return "";
 }
 
+// A student who joined after the start watches until they choose a team (the server seats
+// them: "teams of as equal a size as possible"); the game for 3 players has no place for them.
+function lateJoin(view, ctx) {
+  if (projector || view.terminal || !shown || shown.you.role !== "spectator" || !live.joinTeam) return null;
+  if (view.variant !== "teams") {
+    return el("p", { className: "muted", id: "activity-watching" }, t("The game for 3 players is played by exactly three players: you watch this game."));
+  }
+  return el("section", { className: "activity-join", "aria-labelledby": "join-heading" },
+    el("h2", { id: "join-heading" }, t("You came after the start: join a team")),
+    el("div", { className: "row" }, ...view.teams.map((entry) => el("button", {
+      type: "button",
+      "data-focus-key": `join-${entry.id}`,
+      onclick: () => post(live.joinTeam, { team: entry.id }, ctx),
+    }, format(t("Join %(team)s"), { team: entry.name })))));
+}
+
 // --- render ---------------------------------------------------------------------------------------------
 
 // Where the focus goes when the element that had it is gone from the new drawing (the button
@@ -832,6 +852,7 @@ export function render(root, payload, ctx) {
     }
     parts.push(hardestChoice(view, ctx));
     parts.push(controls(view, ctx));
+    parts.push(lateJoin(view, ctx));
   }
   parts.push(el("section", { className: "activity-board", "aria-labelledby": "board-heading" },
     el("h2", { id: "board-heading" }, t("The board")),
@@ -849,14 +870,17 @@ export function render(root, payload, ctx) {
     else focusFallback(root);
   }
   startTicking(view, ctx);
-  chainSync(view);
+  chainSync(view, ctx);
 
   // The hourglass's news go to its own live region (#activity-timer-news), with its 10 s and
   // time-up notices; the rest to the page's (#announce), through live.js.
   let news = line;
   let hourglassNews = false;
   if (view.terminal) news = root.querySelector("#outcome-heading").textContent;
-  else if (view.phase === "presenting" && view.hourglass && !view.hourglass.paused) {
+  else if (hourglassOut(view)) {
+    news = t("Time is up!");
+    hourglassNews = true;
+  } else if (view.phase === "presenting" && view.hourglass && !view.hourglass.paused) {
     news = format(t("The hourglass runs: %(n)s seconds."), { n: Math.ceil(remaining(view) ?? view.timer) });
     hourglassNews = true;
   } else if (view.phase === "presenting" && view.hourglass && view.hourglass.paused) {

@@ -414,3 +414,75 @@ def test_a_short_hourglass_is_announced_and_beeps_at_the_end_once_the_sound_is_o
     projector.wait_for_function("window.__tones > 0", timeout=2_000)
     expect(teacher.locator("#activity-timer-news")).to_have_text("Time is up!")
     assert not problems(browsing, projector) and not problems(browsing, teacher)
+
+
+def test_at_0_00_the_page_says_time_is_up_and_a_guess_is_no_longer_offered(browsing, demo_users_site):
+    from games.engines import activity
+
+    """Rulebook: "If the team guesses the term before the time runs out ... Otherwise the piece
+    stays where it is": at 0:00 (by the server's numbers) the facilitator's page says the time
+    is up, "Guessed in time" turns into a disabled "Too late to guess", and the server refuses
+    a guess sent anyway."""
+    site = demo_users_site
+    session = running_game(site.teacher_user, timer=15)
+    teacher = browsing.new_page()
+    sign_in(teacher, site.url, site.teacher.username, site.teacher.password)
+    open_page(teacher, f"{site.url}/games/sessions/{session.pk}/")
+    teacher.get_by_role("button", name="Draw a card for Sowy").click()
+    teacher.get_by_role("button", name="Ready: turn the hourglass").click()
+    expect(teacher.get_by_role("button", name="Guessed in time")).to_be_enabled()
+
+    expect(teacher.locator("#activity-clock")).to_have_text("0:00", timeout=20_000)
+    expect(teacher.locator("#activity-hourglass-label")).to_have_text("Time is up!")
+    expect(teacher.locator("#activity-time-up")).to_have_text("Time is up: the term was not guessed in time.")
+    expect(teacher.get_by_role("button", name="Guessed in time")).to_have_count(0)
+    expect(teacher.get_by_role("button", name="Too late to guess")).to_be_disabled()
+    teacher.wait_for_timeout(1000 * activity.LATE_GRACE_SECONDS + 500)  # past the click's grace too
+    late = teacher.evaluate(
+        """async (url) => (await fetch(url, {method: "POST", credentials: "same-origin", headers: {
+        "X-CSRFToken": document.getElementById("game").dataset.csrf, "Content-Type": "application/json"},
+        body: JSON.stringify({type: "guessed", team: "t1"})})).status""",
+        f"{site.url}/games/activity/{session.pk}/act",
+    )
+    _session, after = state(session.pk)
+    assert late == 409 and after.positions == (0, 0) and after.phase == "presenting"
+    teacher.get_by_role("button", name="Time is up: not guessed").click()
+    expect(teacher.get_by_role("button", name="Draw a card for Lisy")).to_be_visible()
+    _session, after = state(session.pk)
+    assert after.history[-1].action == "time_up" and after.positions == (0, 0)
+    # The only problem the page saw is the refused late guess this test sent itself.
+    found = problems(browsing, teacher)
+    assert all("/act" in problem and "409" in problem for problem in found), found
+
+
+def test_the_chain_countdown_on_a_projector_of_another_computer_follows_the_server(browsing, demo_users_site):
+    """The projector is another computer (its own browser, signed in apart, opened after the
+    chain began): it counts down the same word as the facilitator's screen, from the server's
+    state, and the facilitator's "new word" reaches it; it never says the chain did not start
+    while it runs."""
+    site = demo_users_site
+    session = running_game(site.teacher_user, chain=True)
+    teacher = browsing.new_page()
+    sign_in(teacher, site.url, site.teacher.username, site.teacher.password)
+    open_page(teacher, f"{site.url}/games/sessions/{session.pk}/")
+    teacher.get_by_role("button", name="Draw a card for Sowy").click()
+    expect(teacher.locator("#activity-chain-heading")).to_have_text("Chain: word 1")
+    teacher.get_by_role("button", name="New word: restart the countdown").click()
+    expect(teacher.locator("#activity-chain-heading")).to_have_text("Chain: word 2")
+
+    projector = browsing.new_page()  # a context of its own: no window it can talk to
+    sign_in(projector, site.url, site.teacher.username, site.teacher.password)
+    open_page(projector, f"{site.url}/games/sessions/{session.pk}/?screen=projector")
+    expect(projector.locator("#activity-chain-heading")).to_have_text("Chain: word 2")
+    expect(projector.locator("#activity-chain-speaker")).to_have_text("Uczeń3 (Lisy) forms the next word.")
+    teacher.get_by_role("button", name="New word: restart the countdown").click()
+    for page in (projector, teacher):
+        expect(page.locator("#activity-chain-heading")).to_have_text("Chain: word 3")
+        expect(page.locator("#activity-chain-clock")).to_have_text(re.compile(r"^0:0[2-5]$"))
+    expect(projector.locator("#activity-chain-over")).to_be_hidden()
+    over = "Time is up for Sowy: Lisy formed the last valid word."
+    for page in (projector, teacher):
+        expect(page.locator("#activity-chain-over")).to_have_text(over, timeout=8_000)
+    _session, game = state(session.pk)
+    assert game.phase == "chain" and game.hourglass.word == 2
+    assert not problems(browsing, teacher) and not problems(browsing, projector)

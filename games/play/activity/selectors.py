@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games.engines import activity
 from games.models import GameSession, Participant
@@ -62,3 +63,26 @@ def _lobby_hint(variant: str, players: int, teams: int) -> str:
             "n": players,
         }
     return ""
+
+
+def activity_deck_warning(*, session: GameSession) -> str:
+    """What to tell the teacher when the game's stack cannot last to a final task, or "".
+
+    Every turn puts a card aside, and an empty stack ends the game ("The cards ran out");
+    a short term list gives few cards, so the teacher hears it before the game starts.
+    """
+    setup = session.setup or {}
+    cards = len(setup.get("cards") or ())
+    players = len(setup.get("team_names") or ()) if session.variant == "teams" else 3
+    needed = activity.cards_needed(players, int(setup.get("reduce_points_by") or 0))
+    if cards >= needed:
+        return ""
+    return ngettext(
+        "These cards give only %(n)d turn: every turn puts a card aside and the game ends when "
+        "they run out. To reach the final task, %(players)d teams need at least %(needed)d cards "
+        "(more when terms are not guessed). Add cards: other tags, or a longer term list.",
+        "These cards give only %(n)d turns: every turn puts a card aside and the game ends when "
+        "they run out. To reach the final task, %(players)d teams need at least %(needed)d cards "
+        "(more when terms are not guessed). Add cards: other tags, or a longer term list.",
+        cards,
+    ) % {"n": cards, "players": players, "needed": needed}

@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from content.activity_terms import activity_cards_for_game
 from games import services
 from games.engines import activity
-from games.engines.base import IllegalAction
+from games.engines.base import IllegalAction, InvalidAction
 from games.models import GameSession, Participant
 
 #: The hourglass lengths the setup page offers (seconds); the rulebook's is about a minute.
@@ -197,6 +197,42 @@ def activity_hourglass_turn(*, participant: Participant, version: int, now: floa
             session_id=session.pk, player_id=None, action={"type": "start_timer", "at": round(now, 3)}
         )
     return True
+
+
+def activity_join_late(*, participant: Participant, team: str | None = None) -> Participant:
+    """A student who joined after the start (a spectator) joins a team and plays from now on.
+
+    Setup: "Players split into 2, 3 or 4 teams of as equal a size as possible": without
+    ``team``, the smallest. They become a player of the session and of the engine in one
+    transaction (the engine's ``join_team``, applied as the table so the log replays); the
+    game for 3 players has exactly three, so there the refusal says why they watch.
+    """
+    with transaction.atomic():
+        session = GameSession.objects.select_for_update().get(pk=participant.session_id)
+        participant = Participant.objects.select_for_update().get(pk=participant.pk)
+        if session.game != "activity" or session.status != GameSession.Status.RUNNING:
+            raise services.SessionError("not_running", _("Join a team in the lobby, or once the game runs."))
+        if participant.role != Participant.Role.SPECTATOR or participant.player_id:
+            raise services.SessionError("already_playing", _("You play in this game already."))
+        if session.variant != "teams":
+            raise services.SessionError(
+                "seats_full",
+                _("The game for 3 players is played by exactly three players: you watch this game."),
+            )
+        taken = set(session.participants.exclude(player_id="").values_list("player_id", flat=True))
+        number = len(taken) + 1
+        while f"p{number}" in taken:
+            number += 1
+        player_id = f"p{number}"
+        action = {"type": "join_team", "id": player_id, "name": participant.nickname, "team": team}
+        try:
+            services.session_apply_action(session_id=session.pk, player_id=None, action=action)
+        except (IllegalAction, InvalidAction) as error:
+            raise services.SessionError(error.code, str(error)) from error
+        participant.role, participant.player_id = Participant.Role.PLAYER, player_id
+        participant.save(update_fields=["role", "player_id"])
+        _publish_on_commit(session)
+    return participant
 
 
 def _publish_on_commit(session: GameSession) -> None:

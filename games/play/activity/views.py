@@ -87,6 +87,8 @@ def activity_new(request: HttpRequest) -> HttpResponse:
         except game_services.SessionError as error:
             form.add_error(None, str(error))
         else:
+            if warning := selectors.activity_deck_warning(session=session):
+                messages.warning(request, warning)
             return redirect("games:session", pk=session.pk)
     return render(request, "games/activity/new.html", {"form": form}, status=400 if form.errors else 200)
 
@@ -123,6 +125,11 @@ def activity_terms(request: HttpRequest) -> HttpResponse:
                     "%(n)d slots repeat terms of the list to fill the last card.",
                     made.repeated,
                 ) % {"n": made.repeated}
+            text += " " + ngettext(
+                "A card is one turn of the game: %(n)d turn.",
+                "A card is one turn of the game: %(n)d turns.",
+                len(made.cards),
+            ) % {"n": len(made.cards)}
             if made.duplicates:
                 text += " " + _("Left out as repeated: %(terms)s.") % {"terms": ", ".join(made.duplicates)}
             messages.success(request, text)
@@ -165,6 +172,29 @@ def activity_seat(request: HttpRequest, pk: int) -> JsonResponse:
     except game_services.SessionError as error:
         return _json_error(403 if error.code == "not_allowed" else 409, error.code, str(error))
     return JsonResponse(selectors.activity_lobby(session=session, participant=participant))
+
+
+@never_cache
+@require_POST
+def activity_join_team(request: HttpRequest, pk: int) -> JsonResponse:
+    """``{"team": "t2"}`` (``team`` null: the smallest): a student who came after the start
+    joins a team; the answer is their new payload, as a player."""
+    participant = _activity_participant(request, pk)
+    if isinstance(participant, JsonResponse):
+        return participant
+    try:
+        team = (json.loads(request.body or b"{}") or {}).get("team")
+        if team is not None and not isinstance(team, str):
+            raise ValueError
+    except (json.JSONDecodeError, AttributeError, ValueError):
+        return _json_error(
+            400, "invalid_request", _('Send {"team": "t1"}, or {"team": null} for the smallest team.')
+        )
+    try:
+        participant = services.activity_join_late(participant=participant, team=team)
+    except game_services.SessionError as error:
+        return _json_error(409, error.code, str(error))
+    return JsonResponse(_payload(participant))
 
 
 @require_POST

@@ -403,6 +403,33 @@ def test_guessed_without_a_team_means_the_presenting_team() -> None:
     assert positions(state) == {"t1": 4, "t2": 0}
 
 
+def test_a_guess_recorded_after_the_hourglass_ran_out_is_refused_and_time_up_is_recorded() -> None:
+    """Rulebook: "If the team guesses the term before the time runs out ... Otherwise the piece
+    stays where it is": by the server's clock (``at``), with a moment's grace for the click."""
+    state = act(act(start(), F, "draw", at=1000.0), F, "start_timer", at=1010.0)
+    out = 1010.0 + state.timer
+    in_time = act(state, F, "guessed", team="t1", at=out + activity.LATE_GRACE_SECONDS)
+    assert positions(in_time) == {"t1": 4, "t2": 0}
+    late = {"type": "guessed", "team": "t1", "at": out + activity.LATE_GRACE_SECONDS + 0.5}
+    assert_refused(IllegalAction, state, F, late, "The hourglass has run out")
+    timed_out = act(state, F, "time_up", at=out + 30)
+    assert positions(timed_out) == {"t1": 0, "t2": 0} and turn_of(timed_out) == "t2"
+    # A paused hourglass does not run out; resumed, it runs on from the seconds it kept.
+    paused = act(state, F, "pause_timer", at=1020.0)
+    assert positions(act(paused, F, "guessed", team="t1", at=out + 600)) == {"t1": 4, "t2": 0}
+    resumed = act(paused, F, "resume_timer", at=2000.0)
+    assert_refused(IllegalAction, resumed, F, {**late, "at": 2000.0 + 50 + 3}, "has run out")
+
+
+def test_a_rhyme_guessed_after_the_hourglass_ran_out_is_refused() -> None:
+    cards = [make_card("c1", A="rhyme"), make_card("c2")]
+    state = act(act(on_top(start(cards=cards), "c1"), "p1", "draw", at=0.0), "p1", "start_timer", at=10.0)
+    late = {"type": "rhyme_result", "guessed": True, "at": 10.0 + state.timer + 5}
+    assert_refused(IllegalAction, state, "p1", late, "The hourglass has run out")
+    missed = act(state, "p1", "rhyme_result", guessed=False, at=10.0 + state.timer + 5)
+    assert missed.history[-1].result == "not_guessed"
+
+
 @pytest.mark.parametrize("kind", ["not_guessed", "time_up"])
 def test_not_guessed_in_time_the_piece_stays_where_it_is(kind: str) -> None:
     state = at(start(), t1=10)
@@ -1118,6 +1145,7 @@ MAX_ACTIONS = 2000
 WEIGHTS = {
     "guessed": 6,
     "chain_result": 2,
+    "chain_word": 1,
     "rhyme_result": 2,
     "not_guessed": 1,
     "time_up": 1,

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from games.engines import activity
 from games.engines.activity import (
     TARGET,
     Hourglass,
@@ -45,7 +46,8 @@ def test_turning_the_hourglass_records_the_wall_clock_and_the_full_time_on_every
     state = turned(start(timer=45))
     views = [player_view(state, who)["hourglass"] for who in (None, F, "p1", "p2", "p3")]
     assert all(
-        v == {"memorise_from": None, "started_at": T0 + 10, "left": 45.0, "paused": False} for v in views
+        v == {"memorise_from": None, "started_at": T0 + 10, "left": 45.0, "paused": False, "word": 0}
+        for v in views
     )
     assert state.hourglass.remaining(T0 + 30) == 25.0
     assert state.hourglass.remaining(T0 + 100) == 0.0
@@ -250,3 +252,51 @@ def test_the_clock_never_changes_the_rules_same_actions_same_positions() -> None
         plain.positions == timed.positions and plain.turn == timed.turn and plain.rotation == timed.rotation
     )
     assert apply_action(plain, F, {"type": "draw"}).task == apply_action(timed, F, {"type": "draw"}).task
+
+
+def test_the_chains_countdown_is_the_servers_so_every_screen_counts_the_same_word() -> None:
+    """CHAIN: "Within about 5 seconds the representative of the next team must do the same with
+    the new word": the word and when its seconds started are in the state, not in one browser."""
+    state = start(cards=[make_card("c1", A="chain"), make_card("c2")])
+    state = act(state, F, "draw", at=T0)
+    views = [player_view(state, who)["hourglass"] for who in (None, F, "p1", "p3")]
+    assert all(
+        v["started_at"] == T0 and v["left"] == activity.CHAIN_SECONDS and v["word"] == 0 for v in views
+    )
+    assert {"type": "chain_word", "player": F} in legal_actions(state, F)
+    assert_refused(IllegalAction, state, "p1", {"type": "chain_word", "at": T0 + 3}, "Only the facilitator")
+    state = act(state, F, "chain_word", at=T0 + 3)
+    state = act(state, F, "chain_word", at=T0 + 7)
+    assert (state.hourglass.word, state.hourglass.started_at, state.phase) == (2, T0 + 7, "chain")
+    assert player_view(state, "p2")["hourglass"]["word"] == 2
+    state = act(state, F, "chain_result", winner_team="t2", at=T0 + 13)
+    assert positions(state) == {"t1": 0, "t2": activity.CHAIN_FIELDS}
+    assert_refused(IllegalAction, state, F, {"type": "chain_word"}, "No chain_word now")
+    undone = act(state, F, "undo", at=T0 + 20)
+    assert undone.phase == "chain" and (undone.hourglass.started_at, undone.hourglass.word) == (T0 + 20, 0)
+
+
+def test_a_player_who_comes_late_joins_the_smallest_team_and_takes_a_turn_as_representative() -> None:
+    """Setup: "teams of as equal a size as possible"; Play: "the players of a team take this
+    role in rotation": the latecomer joins the end of the team's order."""
+    state = start(sizes=(3, 2))
+    state = act(state, F, "join_team", id="p9", name="Late")
+    assert [p.id for p in state.teams[1].players] == ["p4", "p5", "p9"]
+    assert_refused(
+        IllegalAction, state, F, {"type": "join_team", "id": "p9", "name": "Late"}, "in a team already"
+    )
+    assert_refused(
+        IllegalAction, state, "p1", {"type": "join_team", "id": "p8", "name": "X"}, "through the session"
+    )
+    assert_refused(
+        InvalidAction, state, F, {"type": "join_team", "id": "p8", "name": "X", "team": "t7"}, "no team"
+    )
+    representatives = []
+    for _turn in range(6):
+        representatives.append(state.to_dict()["representatives"]["t2"])
+        state = act(act(act(state, F, "draw"), F, "start_timer"), F, "not_guessed")
+    assert "p9" in representatives
+    three = start("three_players", (1, 1, 1))
+    assert_refused(
+        IllegalAction, three, F, {"type": "join_team", "id": "p9", "name": "Late"}, "exactly three"
+    )

@@ -66,6 +66,8 @@ def test_a_line_is_a_term_with_optional_points_and_form_and_a_repeated_term_is_l
         ("a\nb\nc\nd\nchain: e; 4\nf\ng", "Line 5: a chain or a rhyme has no points"),
         ("a\nb\nc\nd\ne", "at least 6 different terms"),
         ("a\nA\nb\nc\nd\ne", "at least 6 different terms"),
+        ("a\nb\nc\nchain: d\nrhyme: d", "at least 6 different terms"),
+        ("chain: a\nchain: b\nchain: c\nrhyme: d\nrhyme: e\nrhyme: f", "at least one term to present"),
         ("x" * 121 + "\na\nb\nc\nd\ne", "at most 120 characters"),
     ],
 )
@@ -93,6 +95,26 @@ def test_six_terms_per_card_each_in_a_slot_of_its_form_and_the_cards_are_the_tea
                 assert SLOT_FORMS[term.slot] == expected
     texts = Counter(t.text for card in made.cards for t in card.terms.all())
     assert all(texts[name] >= 1 for name in ("Westerplatte", "Piłsudski", "dějepis", "kotě"))
+
+
+@pytest.mark.parametrize("specials", [8, 3])
+def test_chains_and_rhymes_count_toward_the_six_slots_of_a_card(teacher, specials):
+    """Rulebook: "Two special tasks appear now and then in all 6 areas": a line "chain: word"
+    fills a slot like a term, so 4 terms and some chains and rhymes make full cards."""
+    lines = ["Westerplatte", "Enigma; draw", "Solidarność", "strajk; mime"]
+    lines += [f"{'chain' if n % 2 else 'rhyme'}: słowo{n}" for n in range(specials)]
+    made = activity_cards_from_terms(owner=teacher, name="Lekcja", text="\n".join(lines))
+    assert made.terms == 4 + specials and len(made.cards) == 2
+    for card in made.cards:
+        terms = list(card.terms.all())
+        assert sorted(t.slot for t in terms) == list("ABCDEF")
+        assert len({t.text for t in terms}) == 6, "no line twice on one card"
+        for term in terms:
+            if term.text in ("Enigma", "strajk"):
+                assert SLOT_FORMS[term.slot] == {"Enigma": "draw", "strajk": "mime"}[term.text]
+    on_cards = {t.text for card in made.cards for t in card.terms.all()}
+    assert {"Westerplatte", "Enigma", "Solidarność", "strajk"} <= on_cards
+    assert {f"słowo{n}" for n in range(specials)} <= on_cards
 
 
 def test_the_cards_play_in_the_engine(teacher):
@@ -131,6 +153,7 @@ def test_the_term_list_page_makes_the_cards_and_leads_to_the_setup_with_their_ta
     assert response["Location"] == reverse("games:activity_new") + "?tag=powstanie&language=pl"
     page = client.get(response["Location"])
     assert "9 terms made 2 cards, tagged powstanie." in page.content.decode()
+    assert "A card is one turn of the game: 2 turns." in page.content.decode()
     assert ActivityCard.objects.filter(owner=teacher).count() == 2
 
 

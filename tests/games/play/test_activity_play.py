@@ -74,6 +74,23 @@ def test_the_setup_page_creates_a_team_game_in_the_lobby_from_the_chosen_cards(t
 
 
 @pytest.mark.parametrize(
+    ("count", "warned"), [(activity.cards_needed(2) - 1, True), (activity.cards_needed(2), False)]
+)
+def test_the_setup_warns_the_teacher_when_the_cards_run_out_before_a_final_task(teacher, count, warned):
+    make_cards(teacher, count)
+    client = signed_in(teacher)
+    response = client.post(
+        reverse("games:activity_new"), {"variant": "teams", "team_count": 2, "language": "pl", "timer": 60}
+    )
+    assert response.status_code == 302
+    page = client.get(response["Location"]).content.decode()
+    warning = f"These cards give only {count} turns"
+    assert (warning in page) is warned
+    if warned:
+        assert f"2 teams need at least {activity.cards_needed(2)} cards" in page
+
+
+@pytest.mark.parametrize(
     ("data", "message"),
     [
         ({"variant": "teams", "team_count": 2, "team_names": "Owls", "language": "pl"}, "Give 2 names"),
@@ -413,3 +430,52 @@ def test_the_downloaded_session_log_replays_to_the_sessions_state_through_an_und
     # Without the undo the same log ends elsewhere: the replay really follows the actions.
     without_undo = {**log, "actions": [a for a in log["actions"] if a["type"] != "undo"]}
     assert services.log_replay(without_undo).error is not None
+
+
+# --- a student who comes after the start -------------------------------------------------------------
+
+
+def test_a_student_who_comes_after_the_start_joins_the_smallest_team_and_plays(teacher):
+    """Setup: "Players split into 2, 3 or 4 teams of as equal a size as possible": a latecomer
+    is no longer only a spectator; they join a team and take their turn as Representative."""
+    game = two_teams(teacher, players=5, seating={"p1": "t1", "p2": "t1", "p3": "t1", "p4": "t2", "p5": "t2"})
+    late_user = UserFactory(first_name="Spóźniony", last_name="")
+    late = services.session_join(session=game.session, user=late_user)
+    assert late.role == "spectator"
+    client = signed_in(late_user)
+    url = reverse("games:activity_join_team", args=[game.session.pk])
+    response = client.post(url, json.dumps({"team": None}), content_type="application/json")
+    assert response.status_code == 200, response.content
+    late.refresh_from_db()
+    assert late.role == "player" and late.player_id == "p6"
+    assert response.json()["you"]["player"] == "p6"
+    state = activity.state_from_dict(GameSession.objects.get(pk=game.session.pk).state)
+    assert [p.id for p in state.teams[1].players] == ["p4", "p5", "p6"]  # Lisy were one short
+    assert client.post(url, json.dumps({"team": "t1"}), content_type="application/json").status_code == 409
+    # The log replays to the same state: the join is an action of the table.
+    session = GameSession.objects.get(pk=game.session.pk)
+    replayed = activity.new_game(session.setup, seed=session.seed, variant="teams")
+    for record in session.actions.order_by("index"):
+        replayed = activity.apply_action(replayed, record.player_id or None, record.action)
+    assert replayed.to_dict() == state.to_dict()
+
+
+def test_a_latecomer_in_the_game_for_3_players_is_told_why_they_watch(teacher):
+    make_cards(teacher, 3)
+    session = activity_services.activity_session_create(
+        facilitator=teacher,
+        cards=ActivityCard.objects.all(),
+        variant="three_players",
+        team_names=[],
+        timer=60,
+    )
+    for _k in range(3):
+        services.session_join(session=session, user=UserFactory())
+    session = services.session_start(session=session, by=teacher)
+    late_user = UserFactory()
+    services.session_join(session=session, user=late_user)
+    response = signed_in(late_user).post(
+        reverse("games:activity_join_team", args=[session.pk]), "{}", content_type="application/json"
+    )
+    assert response.status_code == 409
+    assert "exactly three players: you watch this game" in response.json()["reason"]

@@ -68,6 +68,43 @@ def test_know_follow_up_keeps_the_questions_first_and_keys_them_by_the_bank_row(
     assert {item.prompt["text"] for item in items} == set(QUESTIONS.values())
 
 
+def test_know_follow_up_from_its_button_is_made_from_the_fewer_questions_played_and_says_so(
+    django_capture_on_commit_callbacks,
+) -> None:
+    game = make_game()
+    finish(game)  # 3 questions asked: fewer than a quiz's default number of items
+    teacher = signed_in(game.session.facilitator)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = teacher.post(
+            reverse("quiz:followup", args=[game.session.pk]),
+            {"from": "session"},
+            HTTP_ACCEPT_LANGUAGE="pl",
+        )
+    assert response.status_code == 302, response.content
+    for callback in callbacks:
+        callback()  # as the worker runs it: no request, the default language
+    quiz = Quiz.objects.get(session=game.session)
+    assert quiz.state == "done", quiz.message
+    assert [item.kind for item in quiz.items.all()] == ["know"] * 3
+    assert quiz.message.startswith("Gra dała tylko 3 pytania")
+    assert f"a nie {services.DEFAULT_ITEMS}" in quiz.message
+    page = teacher.get(reverse("quiz:detail", args=[quiz.pk]), HTTP_ACCEPT_LANGUAGE="pl")
+    assert quiz.message in page.content.decode()
+
+
+def test_a_follow_up_is_not_made_shorter_than_the_minimum(
+    django_capture_on_commit_callbacks, monkeypatch
+) -> None:
+    game = make_game()
+    finish(game)  # 3 questions asked
+    monkeypatch.setattr(services, "FOLLOWUP_MIN_ITEMS", 4)
+    with django_capture_on_commit_callbacks(execute=True):
+        quiz = services.quiz_create_from_session(session=game.session, by=game.session.facilitator)
+    quiz.refresh_from_db()
+    assert quiz.state == "failed" and "gives only 3 items, not 20" in quiz.message
+    assert not quiz.items.exists()
+
+
 def test_know_follow_up_uses_the_questions_the_teacher_kept_and_edited(
     django_capture_on_commit_callbacks,
 ) -> None:

@@ -6,7 +6,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from games.models import GameSession, NamingRecord
 from games.quiz import selectors, services
@@ -82,6 +82,19 @@ def test_a_pool_too_small_fails_the_quiz_with_the_reason(
     assert quiz.state == "failed"
     assert "gives only 2 items, not 5" in quiz.message
     assert not quiz.items.exists()
+
+
+def test_the_reason_is_in_the_language_the_teacher_asked_in_not_the_workers(
+    teacher, symbols, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks, translation.override("pl"):
+        quiz = build(teacher, symbols[:2], total=5)
+    assert translation.get_language() == "en"
+    for callback in callbacks:
+        callback()  # as the worker runs it: no request, the default language
+    quiz.refresh_from_db()
+    assert quiz.state == "failed"
+    assert "można utworzyć tylko 2 pytania, a nie 5" in quiz.message
 
 
 def test_counts_per_kind_too_many_for_the_pool_name_the_kind(
