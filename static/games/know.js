@@ -321,7 +321,7 @@ function teamScreen(view, payload, ctx) {
     return parts;
   }
   parts.push(el("p", {}, ctx.t("Your Team ID:"), " ", el("strong", {}, team.team_id || "—"),
-    team.score !== null ? ` · ${format(ctx.t("%(n)s points"), { n: team.score })}` : ""));
+    team.score !== null ? ` · ${format(ngettext("%(n)s point", "%(n)s points", team.score), { n: team.score })}` : ""));
   if (view.phase === "questions") parts.push(submitQuestion(view, ctx), roundProgress(view, ctx));
   if (view.phase === "answers") {
     const left = team.this_round ? team.this_round.answers_left : 0;

@@ -524,3 +524,16 @@ def test_a_template_key_without_an_ascii_number_is_refused(school_class, teacher
         assignment_from_template(key=key, school_class=school_class, teacher=teacher)
     assert refusal.value.code == "invalid_template"
     assert not Assignment.objects.exists()
+
+
+def test_a_single_attempt_used_up_is_told_in_the_singular(school_class, teacher, student):
+    from django.utils import translation
+
+    homework = quiz_homework(school_class, knowledge_quiz(teacher), max_attempts=1)
+    quiz_answer(services.submission_start(assignment=homework, student=student), right=4)
+    with pytest.raises(ClassError) as refusal:
+        services.submission_start(assignment=homework, student=student)
+    assert str(refusal.value) == "You have used your only attempt at this homework."
+    with translation.override("pl"), pytest.raises(ClassError) as refusal:
+        services.submission_start(assignment=homework, student=student)
+    assert "jedyne podejście" in str(refusal.value)

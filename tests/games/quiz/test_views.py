@@ -563,3 +563,20 @@ def test_the_teachers_preview_letters_the_options_and_never_shows_their_keys(bui
         if label:
             assert f") {label}" in page
     assert "A) " in page
+
+
+def test_a_one_point_quiz_says_1_point_in_the_preview(teacher, django_capture_on_commit_callbacks):
+    from games.engines.quiz import KnowEntry, Pool
+
+    with django_capture_on_commit_callbacks(execute=True):
+        quiz = services.quiz_create(
+            owner=teacher,
+            title="Know",
+            source="session",
+            pool=Pool(know=(KnowEntry("know:3", "Kto?", ("Piłsudski",)),)),
+            total=1,
+        )
+    quiz.refresh_from_db()
+    assert quiz.max_score == 1
+    page = signed_in(teacher).get(reverse("quiz:detail", args=[quiz.pk])).content.decode()
+    assert "1 item · 1 point<" in page and "1 points" not in page
