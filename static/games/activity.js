@@ -858,7 +858,8 @@ export function render(root, payload, ctx) {
   let hourglassNews = false;
   if (view.terminal) news = root.querySelector("#outcome-heading").textContent;
   else if (view.phase === "presenting" && view.hourglass && !view.hourglass.paused) {
-    news = format(t("The hourglass runs: %(n)s seconds."), { n: Math.ceil(remaining(view) ?? view.timer) });
+    const seconds = Math.ceil(remaining(view) ?? view.timer);
+    news = format(nt("The hourglass runs: %(n)s second.", "The hourglass runs: %(n)s seconds.", seconds), { n: seconds });
     hourglassNews = true;
   } else if (view.phase === "presenting" && view.hourglass && view.hourglass.paused) {
     news = t("The hourglass is paused.");

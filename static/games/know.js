@@ -159,7 +159,7 @@ function resolutionSection(view, resolution, ctx, { canMark }) {
     let result = el("p", { className: "muted" }, ctx.t("Not marked yet."));
     if (question.marked) {
       result = el("p", {}, question.best_answers.length
-        ? format(ctx.t("%(p)s points to each best answer."), { p: question.points_each })
+        ? format(ngettext("%(p)s point to each best answer.", "%(p)s points to each best answer.", question.points_each), { p: question.points_each })
         : ctx.t("No answer earned points."));
     }
     const markable = canMark(question);
