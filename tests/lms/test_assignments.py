@@ -369,7 +369,7 @@ def test_a_refused_start_says_why_on_the_page(school_class, teacher, student):
     homework = quiz_homework(school_class, knowledge_quiz(teacher), max_attempts=1)
     quiz_answer(services.submission_start(assignment=homework, student=student), right=4)
     response = signed_in(student).post(f"/classes/homework/{homework.pk}/")
-    assert response.status_code == 400 and "all 1 attempts" in response.content.decode()
+    assert response.status_code == 400 and "You have used your only attempt" in response.content.decode()
 
 
 def test_a_student_sees_only_their_own_attempts_and_classes(school_class, teacher, student):
