@@ -520,12 +520,21 @@ class KnowledgeQuestionForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         category, text = data.get("category"), self.data.get(self.add_prefix("answer"), "")
-        if category:
+        if category and not self.has_error("answer"):  # an empty answer is told once, as required
             try:
                 data["answer"] = answer_parse(category, text)
             except AnswerError as error:
                 self.add_error("answer", str(error))
         return data
+
+    def _post_clean(self) -> None:
+        """The model's clean() checks the answer again, on the value the form could not
+        parse (``None`` for a new question): its message would follow the form's as a second,
+        misleading one ("... not None").  The form's message is the one the author needs."""
+        before = len(self.errors.get("answer", ()))
+        super()._post_clean()
+        if before:
+            del self.errors["answer"][before:]
 
 
 @admin.register(KnowledgeQuestion)

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.engines.base import InvalidSetup
@@ -597,7 +598,7 @@ class ImportJob(models.Model):
         verbose_name_plural = _("imports")
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} · {self.created:%Y-%m-%d %H:%M}"
+        return f"{self.get_kind_display()} · {timezone.localtime(self.created):%Y-%m-%d %H:%M}"
 
     @property
     def finished(self) -> bool:
@@ -680,4 +681,4 @@ class PrintJob(BuildJob):
         verbose_name_plural = _("prints")
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} · {self.created:%Y-%m-%d %H:%M}"
+        return f"{self.get_kind_display()} · {timezone.localtime(self.created):%Y-%m-%d %H:%M}"

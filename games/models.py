@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.engines import GAMES
@@ -381,4 +382,4 @@ class PracticeRun(models.Model):
         verbose_name_plural = _("practice games")
 
     def __str__(self) -> str:
-        return f"{self.student} · {self.mode} · {self.started:%Y-%m-%d %H:%M}"
+        return f"{self.student} · {self.mode} · {timezone.localtime(self.started):%Y-%m-%d %H:%M}"

@@ -399,6 +399,18 @@ def _options(answer: Any, distractors: Sequence[Any], rng: Random) -> tuple[list
     return labelled, answer_id
 
 
+def option_letter(index: int) -> str:
+    """The letter the option at ``index`` is shown and printed with.
+
+    An option's id may be an internal key (a period's slug, a colour's code) that nobody
+    should have to read, so every list of options is lettered by position instead.
+
+    >>> option_letter(0), option_letter(2)
+    ('A', 'C')
+    """
+    return chr(ord("A") + index) if index < 26 else str(index + 1)
+
+
 # --- one item of each kind ----------------------------------------------------------------------
 
 

@@ -712,8 +712,24 @@ def outcome(state: State) -> dict[str, Any] | None:
         "winner": state.result.winner,
         "ranking": list(state.result.ranking),
         "reason": state.result.reason,
-        "cards_in_hand": {p.id: len(stack) for p, stack in zip(state.players, state.stacks, strict=True)},
+        "cards_in_hand": {p.id: _cards_in_hand(state, seat) for seat, p in enumerate(state.players)},
     }
+
+
+def _cards_in_hand(state: State, seat: int) -> int:
+    """The count a player is shown with: their stack, less the last card a multiplayer winner
+    pointed on.  That card stays in ``stacks`` (it is what the reveal shows), but the rulebook's
+    winner "got rid of" it, so a count of 1 beside "got rid of their last card" would be wrong."""
+    stack = state.stacks[seat]
+    result = state.result
+    if (
+        state.variant == "multiplayer"
+        and result is not None
+        and result.reason == "last_card"
+        and result.winner == state.players[seat].id
+    ):
+        return 0
+    return len(stack)
 
 
 def _ranking(state: State, winner: str | None) -> tuple[str, ...]:
@@ -1025,7 +1041,7 @@ def player_view(state: State, player: str | None) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "id": p.id,
             "name": p.name,
-            "cards_in_hand": len(stack),
+            "cards_in_hand": _cards_in_hand(state, seat),
             "top": None if covered or not stack else card(stack[0]),
             "covered": covered,
             "penalised": p.id in state.penalised,

@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 
 from content.printing.fetcher import FetchPolicy
 from content.printing.worker import render_pdf
+from games.engines.quiz import option_letter
 
 from . import selectors
 from .models import Quiz
@@ -67,7 +68,7 @@ def quiz_pdf(quiz: Quiz, *, answer_key: bool) -> bytes:
             return Path(path).as_uri() if path else ""
 
         options = []
-        for option in item.prompt.get("options", []):
+        for index, option in enumerate(item.prompt.get("options", [])):
             if isinstance(option, dict):
                 picture = uri(option["picture"]) if option.get("picture") else ""
                 options.append(
@@ -75,11 +76,16 @@ def quiz_pdf(quiz: Quiz, *, answer_key: bool) -> bytes:
                         **option,
                         "picture_uri": picture,
                         "picture_missing": bool(option.get("picture")) and not picture,
+                        "letter": option_letter(index),
                     }
                 )
             else:
                 options.append(
-                    {"id": option, "text": _knowledge_label(item.prompt.get("category", ""), option)}
+                    {
+                        "id": option,
+                        "text": _knowledge_label(item.prompt.get("category", ""), option),
+                        "letter": option_letter(index),
+                    }
                 )
         picture = uri(item.prompt["picture"]) if item.prompt.get("picture") else ""
         items.append(

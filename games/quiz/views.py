@@ -346,11 +346,12 @@ def _item_view(item: QuizItem, picture_url: str, *, with_key: bool) -> dict[str,
         return picture_url.replace("__item__", str(item.pk)).replace("__token__", token)
 
     options = []
-    for option in prompt.get("options", []):
+    for index, option in enumerate(prompt.get("options", [])):
         if isinstance(option, dict):
-            options.append({**option, "picture_url": url(option["picture"]) if option.get("picture") else ""})
+            entry = {**option, "picture_url": url(option["picture"]) if option.get("picture") else ""}
         else:  # Knowledge? options are plain values
-            options.append({"id": option, "text": _knowledge_label(prompt.get("category", ""), option)})
+            entry = {"id": option, "text": _knowledge_label(prompt.get("category", ""), option)}
+        options.append({**entry, "letter": engine.option_letter(index)})
     view: dict[str, Any] = {
         "item": item,
         "kind_label": KIND_LABELS.get(item.kind, item.kind),
@@ -381,7 +382,9 @@ def _answer_text(item: QuizItem) -> str:
     """The right answer in words, for the preview and the answer key."""
     key, prompt = item.key, item.prompt
     if item.kind in (engine.PICTURE_NAME, engine.NAME_PICTURE, engine.TEXT_SYMBOL):
-        return f"{key['answer']}) {key.get('name', '')}"
+        ids = [str(o["id"]) if isinstance(o, dict) else str(o) for o in prompt.get("options", [])]
+        letter = engine.option_letter(ids.index(key["answer"])) if key["answer"] in ids else key["answer"]
+        return f"{letter}) {key.get('name', '')}"
     if item.kind == engine.PICTURE_NAME_TYPED:
         extra = key.get("alternatives") or []
         return key["name"] + (f" ({_('also')}: {', '.join(extra)})" if extra else "")
@@ -700,6 +703,8 @@ def _results(request: HttpRequest, attempt: QuizAttempt) -> HttpResponse:
                 "response": response,
                 "feedback": (response.feedback if response else []) or [],
                 "answer_text": _answer_text(item),
+                # Graded 0 until the teacher marks it: "not right" would be a verdict nobody gave.
+                "waiting": bool(response and response.needs_marking and response.teacher_mark is None),
             }
         )
     return render(

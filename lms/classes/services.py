@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games import services as game_services
 from games.models import NamingRecord, PracticeAssignment, PracticeRun
@@ -628,7 +629,12 @@ def submission_start(
         if assignment.max_attempts is not None and used >= assignment.max_attempts:
             raise ClassError(
                 "no_attempts_left",
-                _("You have used all %(n)d attempts at this homework.") % {"n": assignment.max_attempts},
+                ngettext(
+                    "You have used your only attempt at this homework.",
+                    "You have used all %(n)d attempts at this homework.",
+                    assignment.max_attempts,
+                )
+                % {"n": assignment.max_attempts},
             )
         if assignment.school_class.archived:
             raise ClassError("archived", _("This class is archived; its homework is closed."))

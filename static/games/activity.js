@@ -31,6 +31,7 @@ const timerNews = document.getElementById("activity-timer-news");
 const chainNews = document.getElementById("activity-chain-news");
 const projector = new URLSearchParams(window.location.search).get("screen") === "projector";
 const t = (text) => (window.gettext ? window.gettext(text) : text);
+const nt = (one, many, n) => (window.ngettext ? window.ngettext(one, many, n) : (n === 1 ? one : many));
 
 const AREAS = "ABCDEF";
 const TARGET = 49;
@@ -566,7 +567,7 @@ function taskHeading(view) {
   if (!task || !task.form) return null;
   const parts = [el("span", { className: `form-badge form-${task.form}` }, formLabel(task.form))];
   if (task.slot) parts.push(el("span", { className: "slot" }, format(t("area %(slot)s"), { slot: task.slot })));
-  if (task.kind === "term" && task.points) parts.push(el("span", {}, format(t("%(n)s points"), { n: task.fields })));
+  if (task.kind === "term" && task.points) parts.push(el("span", {}, format(nt("%(n)s point", "%(n)s points", task.fields), { n: task.fields })));
   if (task.open) parts.push(el("span", { className: "badge open" }, t("open game: every team may guess")));
   if (task.stage === "final_open") parts.push(el("span", { className: "badge" }, t("final task, part one")));
   if (task.stage === "final_hardest") parts.push(el("span", { className: "badge" }, t("final task, part two")));
@@ -881,7 +882,8 @@ export function render(root, payload, ctx) {
     news = t("Time is up!");
     hourglassNews = true;
   } else if (view.phase === "presenting" && view.hourglass && !view.hourglass.paused) {
-    news = format(t("The hourglass runs: %(n)s seconds."), { n: Math.ceil(remaining(view) ?? view.timer) });
+    const seconds = Math.ceil(remaining(view) ?? view.timer);
+    news = format(nt("The hourglass runs: %(n)s second.", "The hourglass runs: %(n)s seconds.", seconds), { n: seconds });
     hourglassNews = true;
   } else if (view.phase === "presenting" && view.hourglass && view.hourglass.paused) {
     news = t("The hourglass is paused.");

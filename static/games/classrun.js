@@ -21,7 +21,9 @@ function format(text, values) {
 function duelRow(duel, ctx) {
   const players = duel.players.map((player) => {
     const count = player.cards_in_hand === null ? "–" : String(player.cards_in_hand);
-    const text = format(ctx.t("%(who)s: %(n)s cards in hand"), { who: player.nickname, n: count });
+    // An unknown count ("–") takes the plural form: "–: 1 card" would claim a number.
+    const words = ctx.nt("%(who)s: %(n)s card in hand", "%(who)s: %(n)s cards in hand", player.cards_in_hand ?? 0);
+    const text = format(words, { who: player.nickname, n: count });
     return el("li", { className: player.winner ? "winner" : null },
       text, player.winner ? el("strong", {}, ` · ${ctx.t("wins")}`) : null);
   });
@@ -45,7 +47,7 @@ export function render(root, payload, ctx) {
   let news = "";
   if (payload.you.role === "facilitator") {
     if (!info.round) {
-      parts.push(el("p", { className: "lead" }, format(ctx.t("%(n)s students are in."), { n: info.players })));
+      parts.push(el("p", { className: "lead" }, format(ctx.nt("%(n)s student is in.", "%(n)s students are in.", info.players), { n: info.players })));
     } else {
       const finished = info.duels.filter((d) => d.status === "finished").length;
       parts.push(el("h2", {}, format(ctx.t("Round %(n)s"), { n: info.round })));

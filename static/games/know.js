@@ -159,7 +159,7 @@ function resolutionSection(view, resolution, ctx, { canMark }) {
     let result = el("p", { className: "muted" }, ctx.t("Not marked yet."));
     if (question.marked) {
       result = el("p", {}, question.best_answers.length
-        ? format(ctx.t("%(p)s points to each best answer."), { p: question.points_each })
+        ? format(ngettext("%(p)s point to each best answer.", "%(p)s points to each best answer.", question.points_each), { p: question.points_each })
         : ctx.t("No answer earned points."));
     }
     const markable = canMark(question);
@@ -321,7 +321,7 @@ function teamScreen(view, payload, ctx) {
     return parts;
   }
   parts.push(el("p", {}, ctx.t("Your Team ID:"), " ", el("strong", {}, team.team_id || "—"),
-    team.score !== null ? ` · ${format(ctx.t("%(n)s points"), { n: team.score })}` : ""));
+    team.score !== null ? ` · ${format(ngettext("%(n)s point", "%(n)s points", team.score), { n: team.score })}` : ""));
   if (view.phase === "questions") parts.push(submitQuestion(view, ctx), roundProgress(view, ctx));
   if (view.phase === "answers") {
     const left = team.this_round ? team.this_round.answers_left : 0;

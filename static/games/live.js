@@ -10,6 +10,8 @@
 // socket when it is open, else as a POST with the CSRF token.
 
 const t = (text) => (window.gettext ? window.gettext(text) : text);
+// A count's words: the catalogue's plural forms (Polish has three), English's two without it.
+const nt = (one, many, n) => (window.ngettext ? window.ngettext(one, many, n) : (n === 1 ? one : many));
 
 const POLL_MS = 1500;
 const BACKOFF_MAX_MS = 30000;
@@ -46,6 +48,7 @@ const context = {
   face: (symbols) => (faces ? faces.cards[[...symbols].sort().join(",")] || null : null),
   faceShape: faces ? faces.shape : null,
   t,
+  nt,
 };
 
 function setConnection(text) {

@@ -124,6 +124,10 @@ function namingForm(view, ctx) {
   return form;
 }
 
+function inHand(ctx, n) {
+  return ctx.nt("%(who)s: %(n)s card in hand", "%(who)s: %(n)s cards in hand", n);
+}
+
 function outcomePanel(view, ctx) {
   const outcome = view.outcome;
   const winner = outcome.winner ? playerName(view, outcome.winner) : ctx.t("nobody");
@@ -133,7 +137,7 @@ function outcomePanel(view, ctx) {
     el("h2", { id: "outcome-heading" }, format(ctx.t("%(who)s wins!"), { who: winner })),
     el("p", {}, reason),
     el("ol", {}, ...outcome.ranking.map((id) => el("li", {},
-      format(ctx.t("%(who)s: %(n)s cards in hand"), { who: playerName(view, id), n: outcome.cards_in_hand[id] })))),
+      format(inHand(ctx, outcome.cards_in_hand[id]), { who: playerName(view, id), n: outcome.cards_in_hand[id] })))),
   );
 }
 
@@ -141,7 +145,7 @@ function tablePanel(view, ctx) {
   // The projector's (and spectators') view: every face-up top card, nothing else.
   const rows = el("ul", { className: "seats" });
   for (const seat of view.players) {
-    const parts = [el("h3", {}, format(ctx.t("%(who)s: %(n)s cards in hand"), { who: seat.name, n: seat.cards_in_hand }))];
+    const parts = [el("h3", {}, format(inHand(ctx, seat.cards_in_hand), { who: seat.name, n: seat.cards_in_hand }))];
     if (seat.penalised) parts.push(el("p", { className: "muted" }, ctx.t("Waiting: wrong STOP (note a).")));
     if (seat.covered) parts.push(el("p", { className: "muted" }, ctx.t("Card covered.")));
     const shown = view.variant === "duel" ? seat.table : seat.top;
@@ -227,7 +231,7 @@ export function render(root, payload, ctx) {
     }
   } else {
     const counts = el("ul", { className: "counts" }, ...view.players.map((seat) => el("li", {},
-      format(ctx.t("%(who)s: %(n)s cards in hand"), { who: seat.id === you ? ctx.t("You") : seat.name, n: seat.cards_in_hand }))));
+      format(inHand(ctx, seat.cards_in_hand), { who: seat.id === you ? ctx.t("You") : seat.name, n: seat.cards_in_hand }))));
     parts.push(el("section", { "aria-label": ctx.t("Cards in hand") }, counts));
   }
   root.replaceChildren(...parts);

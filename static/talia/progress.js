@@ -13,6 +13,19 @@
   var text = document.getElementById("job-progress-text");
   var state = document.getElementById("job-state");
   var announced = -1;
+  // The visible text follows the bar at every update; screen readers hear every quarter,
+  // not every second, through a hidden live region of their own. (Without JavaScript the
+  // page refreshes and the text itself is the status.)
+  var announcer = null;
+  if (text) {
+    text.removeAttribute("role");
+    announcer = document.createElement("p");
+    announcer.id = "job-progress-announce";
+    announcer.setAttribute("role", "status");
+    announcer.style.cssText =
+      "position:absolute;width:1px;height:1px;margin:-1px;padding:0;border:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap";
+    text.parentNode.insertBefore(announcer, text.nextSibling);
+  }
 
   function show(data) {
     var label = data.state_label + ": " + data.progress + "%";
@@ -22,11 +35,13 @@
     if (state) {
       state.textContent = data.state_label;
     }
-    // Screen readers hear every quarter, not every second.
-    var quarter = Math.floor(data.progress / 25);
-    if (text && quarter !== announced) {
-      announced = quarter;
+    if (text) {
       text.textContent = label;
+    }
+    var quarter = Math.floor(data.progress / 25);
+    if (announcer && quarter !== announced) {
+      announced = quarter;
+      announcer.textContent = label;
     }
   }
 

@@ -84,3 +84,24 @@ def test_symbol_set_page_says_which_decks_it_can_make(client, demo):
     symbol_set = SymbolSet.objects.get(slug="znajznak-demo-57")
     page = client.get(reverse("admin:content_symbolset_change", args=[symbol_set.pk]))
     assert "57 symbols: order 7, 8 symbols per card, 57 cards" in page.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("category", "answer", "message"),
+    [
+        ("number", "7", "a whole number from 0 to 5, not 7."),
+        ("colour", "purple", "one or more of red, yellow, green, blue, white, not &#x27;purple&#x27;."),
+        ("number", "", "This field is required."),
+    ],
+)
+def test_a_knowledge_answer_that_does_not_fit_is_told_once(client, admin_user, category, answer, message):
+    client.force_login(admin_user)
+    page = client.post(
+        reverse("admin:content_knowledgequestion_add"),
+        {"category": category, "front": "Ile?", "back": "Tyle.", "answer": answer, "language": "pl"},
+    ).content.decode()
+    errors = page[page.index('<div class="form-row errors field-answer') :]
+    errors = errors[: errors.index("</ul>")]
+    assert message in errors
+    assert errors.count("<li>") == 1, errors
+    assert "None" not in errors

@@ -410,3 +410,20 @@ def test_the_admin_action_prints_the_selected_cards(
     assert response.status_code == 302
     assert (job.kind, job.snapshot["selection"]) == (kind, {"ids": [rows[0].pk, rows[2].pk]})
     assert [c["id"] for c in job.snapshot["cards"]] == [rows[0].pk, rows[2].pk]
+
+
+def test_a_prints_title_and_its_started_line_show_the_same_local_time(client, teacher, settings):
+    """Late at night in UTC is the next day in Warsaw: the title must not say the UTC time."""
+    import datetime
+
+    settings.TIME_ZONE = "Europe/Warsaw"
+    job = PrintJob.objects.create(kind=PrintJob.Kind.ACTIVITY, owner=teacher, state=BuildState.DONE)
+    PrintJob.objects.filter(pk=job.pk).update(
+        created=datetime.datetime(2026, 1, 15, 23, 30, tzinfo=datetime.UTC)
+    )
+    client.force_login(teacher)
+    page = client.get(reverse("decks:print_detail", args=[job.pk])).content.decode()
+    assert "2026-01-15 23:30" not in page
+    title = page[page.index("<title>") : page.index("</title>")]
+    assert "2026-01-16 00:30" in title
+    assert "<dt>Started</dt><dd>2026-01-16 00:30" in page

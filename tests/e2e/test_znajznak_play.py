@@ -44,13 +44,13 @@ def assert_accessible(browsing: Any, page: Any, where: str) -> None:
     assert not problems, f"{where}: {problems}"
 
 
-def duel_from_deck(site: Any, *, timer: int | None = None, variant: str = "duel") -> Any:
+def duel_from_deck(site: Any, *, timer: int | None = None, variant: str = "duel", cards: int = 3) -> Any:
     """A running duel from a built deck between the two demo students."""
     from games import services
     from lms.models import User
 
     setup, assets = services.znajznak_setup_from_deck(
-        deck=built_deck(site.teacher_user), cards_per_player=3, timer=timer
+        deck=built_deck(site.teacher_user), cards_per_player=cards, timer=timer
     )
     session = services.session_create(
         facilitator=site.teacher_user, game="znajznak", variant=variant, setup=setup, assets=assets
@@ -225,3 +225,18 @@ def test_the_polish_game_page_shows_the_scripts_strings_in_polish(browsing, demo
     alt = page.locator('section[aria-labelledby="own-card"] img').first.get_attribute("alt")
     assert alt is not None and alt.startswith("Symbol 1 z 4")
     assert_accessible(browsing, page, "Polish player page")
+
+
+def test_a_count_of_cards_in_hand_takes_its_plural_form_in_english_and_in_polish(browsing, demo_users_site):
+    site = demo_users_site
+    session = duel_from_deck(site, timer=600, cards=2)  # one card on the table, one in hand
+    english = student_page(browsing, site, 0)
+    open_page(english, f"{site.url}/games/sessions/{session.pk}/")
+    counts = english.locator(".counts li")
+    expect(counts.first).to_have_text("You: 1 card in hand")
+    expect(counts.last).to_have_text(re.compile(r": 1 card in hand$"))
+    polish = student_page(browsing, site, 1, locale="pl-PL")
+    open_page(polish, f"{site.url}/games/sessions/{session.pk}/")
+    expect(polish.locator(".counts li").first).to_have_text(re.compile(r": 1 karta w ręce$"))
+    for page in (english, polish):
+        assert not page_problems(browsing, page)

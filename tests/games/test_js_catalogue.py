@@ -66,5 +66,28 @@ def test_makemessages_reads_t_as_a_keyword_for_javascript_only(monkeypatch):
     command.handle(domain="djangojs")
     command.handle(domain="django")
 
-    assert "--keyword=t" in seen[0]
+    assert "--keyword=t" in seen[0] and "--keyword=nt:1,2" in seen[0]
     assert "--keyword=t" not in seen[1]
+
+
+PLURAL_CALL = re.compile(
+    r"""(?<![\w$])(?:ctx\.)?(?:nt|ngettext)\(\s*"((?:[^"\\]|\\.)*)",\s*"((?:[^"\\]|\\.)*)","""
+)
+
+
+def test_every_count_in_the_scripts_has_polish_plural_forms(polish):
+    """A count is shown through ``ctx.nt``/``ngettext`` with the Polish plural forms
+    (1 karta, 2 karty, 5 kart), never as "1 cards" or "%(n)s points" through ``t``."""
+    pairs = set()
+    for script in SCRIPTS:
+        pairs |= set(PLURAL_CALL.findall((Path(settings.BASE_DIR) / script).read_text(encoding="utf-8")))
+    assert ("%(who)s: %(n)s card in hand", "%(who)s: %(n)s cards in hand") in pairs
+    assert ("%(n)s point", "%(n)s points") in pairs
+    for one, many in pairs:
+        assert polish.ngettext(one, many, 1) != one, f"no Polish for {one!r}"
+        assert polish.ngettext(one, many, 5) != many, f"no Polish for {many!r}"
+    assert polish.ngettext("%(n)s point", "%(n)s points", 2) == "%(n)s punkty"
+    assert polish.ngettext("%(n)s point", "%(n)s points", 5) == "%(n)s punktów"
+    counted = re.compile(r"%\(n\)s (cards|points|players|attempts|students)\b")
+    for script in SCRIPTS:
+        assert not [s for s in strings_in(script) if counted.search(s)], f"{script}: a count through t()"

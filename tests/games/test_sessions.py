@@ -690,3 +690,16 @@ def test_concurrent_actions_on_one_session_never_lose_an_update(teachers_group, 
         assert mine == [seat * 10 + turn + 1 for turn in range(rounds) if turn != 3]
     replay = services.log_replay(services.session_log(session))
     assert replay.error is None and replay.state == session.state
+
+
+def test_only_teachers_see_the_replay_command_beside_the_game_log(teacher, student):
+    """Students download the log too, but a server command means nothing to them."""
+    session = create_session(teacher, seed=7)
+    services.session_join(session=session, user=student)
+    GameSession.objects.filter(pk=session.pk).update(status=GameSession.Status.FINISHED)
+    url = reverse("games:session", args=[session.pk])
+    log = reverse("games:session_log", args=[session.pk])
+    page = signed_in(teacher).get(url).content.decode()
+    assert log in page and "manage.py replay" in page
+    page = signed_in(student).get(url).content.decode()
+    assert log in page and "manage.py replay" not in page

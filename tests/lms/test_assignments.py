@@ -369,7 +369,7 @@ def test_a_refused_start_says_why_on_the_page(school_class, teacher, student):
     homework = quiz_homework(school_class, knowledge_quiz(teacher), max_attempts=1)
     quiz_answer(services.submission_start(assignment=homework, student=student), right=4)
     response = signed_in(student).post(f"/classes/homework/{homework.pk}/")
-    assert response.status_code == 400 and "all 1 attempts" in response.content.decode()
+    assert response.status_code == 400 and "You have used your only attempt" in response.content.decode()
 
 
 def test_a_student_sees_only_their_own_attempts_and_classes(school_class, teacher, student):
@@ -524,3 +524,16 @@ def test_a_template_key_without_an_ascii_number_is_refused(school_class, teacher
         assignment_from_template(key=key, school_class=school_class, teacher=teacher)
     assert refusal.value.code == "invalid_template"
     assert not Assignment.objects.exists()
+
+
+def test_a_single_attempt_used_up_is_told_in_the_singular(school_class, teacher, student):
+    from django.utils import translation
+
+    homework = quiz_homework(school_class, knowledge_quiz(teacher), max_attempts=1)
+    quiz_answer(services.submission_start(assignment=homework, student=student), right=4)
+    with pytest.raises(ClassError) as refusal:
+        services.submission_start(assignment=homework, student=student)
+    assert str(refusal.value) == "You have used your only attempt at this homework."
+    with translation.override("pl"), pytest.raises(ClassError) as refusal:
+        services.submission_start(assignment=homework, student=student)
+    assert "jedyne podejście" in str(refusal.value)

@@ -520,6 +520,18 @@ def test_multiplayer_pointing_at_a_common_symbol_on_the_last_card_wins_without_n
     assert (result["winner"], result["reason"]) == ("p2", "last_card")
 
 
+def test_multiplayer_winner_who_got_rid_of_their_last_card_is_counted_with_no_cards_in_hand() -> None:
+    state = start("multiplayer", 3, seed=6, cards_per_player=4)
+    state = with_stacks(state, p2=stacks(state)["p2"][:1])
+    state = stop(state, "p2")
+    result = outcome(state)
+    assert result is not None
+    assert result["cards_in_hand"] == {"p1": 4, "p2": 0, "p3": 4}
+    for viewer in (None, "p1", "p2"):
+        seats = {seat["id"]: seat["cards_in_hand"] for seat in player_view(state, viewer)["players"]}
+        assert seats == {"p1": 4, "p2": 0, "p3": 4}
+
+
 def test_multiplayer_others_cover_their_cards_while_one_player_is_naming() -> None:
     state = start("multiplayer", 4, seed=6, cards_per_player=3)
     state = stop(state, "p2")  # p2 names; p3 is on p2's left

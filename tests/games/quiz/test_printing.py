@@ -43,3 +43,27 @@ def test_a_render_that_fails_gives_a_clear_page_not_a_500(built_quiz, teacher, m
     assert "The PDF could not be made" in page and "renderer fell over" not in page
     assert reverse("quiz:print", args=[built_quiz.pk, "worksheet"]) in page
     assert reverse("quiz:detail", args=[built_quiz.pk]) in page
+
+
+def keyed_options(quiz) -> list[tuple[str, str]]:
+    """(id, label) of the options whose id is an internal key (a period's slug, a colour)."""
+    found = []
+    for item in quiz.items.all():
+        for option in item.prompt.get("options", []):
+            option_id = str(option["id"]) if isinstance(option, dict) else str(option)
+            if len(option_id) > 1:
+                found.append((option_id, option.get("label", "") if isinstance(option, dict) else ""))
+    return found
+
+
+def test_worksheet_and_answer_key_letter_the_options_and_never_print_their_keys(built_quiz, teacher):
+    keyed = keyed_options(built_quiz)
+    assert any(label for _, label in keyed), "the quiz should ask about periods"
+    assert any(not label for _, label in keyed), "the quiz should ask about a colour"
+    for which in ("worksheet", "answer-key"):
+        text = pdf_text(signed_in(teacher).get(reverse("quiz:print", args=[built_quiz.pk, which])).content)
+        for option_id, label in keyed:
+            assert f"{option_id})" not in text
+            if label:
+                assert label in text
+        assert "A)" in text and "B)" in text

@@ -463,6 +463,35 @@ def test_marking_a_know_answer_from_the_page(teacher, student, django_capture_on
     assert attempt.status == "graded" and attempt.score == 1
 
 
+def test_a_know_answer_waiting_for_the_teachers_mark_is_not_shown_as_wrong(
+    teacher, student, django_capture_on_commit_callbacks
+):
+    from games.engines.quiz import KnowEntry, Pool
+
+    with django_capture_on_commit_callbacks(execute=True):
+        quiz = services.quiz_create(
+            owner=teacher,
+            title="Know",
+            source="session",
+            pool=Pool(know=(KnowEntry("know:3", "Kto?", ("Piłsudski",)),)),
+            total=1,
+        )
+    quiz.refresh_from_db()
+    quiz = services.quiz_publish(quiz=quiz, by=teacher)
+    attempt = services.attempt_start(quiz=quiz, student=student)
+    services.attempt_answer_save(attempt=attempt, item_id=quiz.items.get().pk, answer={"text": "Marszałek"})
+    services.attempt_submit(attempt=attempt)
+    client = signed_in(student)
+    url = reverse("quiz:attempt", args=[attempt.pk])
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Waiting for your teacher’s mark" in page and "Not right" not in page
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="pl").content.decode()
+    assert "Niepoprawnie" not in page and "Czeka na ocenę nauczyciela" in page
+    services.attempt_mark(response=QuizResponse.objects.get(), mark=0, by=teacher)
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Not right" in page and "Waiting for your teacher’s mark" not in page
+
+
 @pytest.mark.parametrize("name", ["quiz:list", "quiz:new"])
 def test_teacher_pages_need_a_teacher(name, student, client):
     assert client.get(reverse(name)).status_code == 302  # to sign in
@@ -521,3 +550,33 @@ def test_games_that_leave_something_to_ask_about_keep_their_follow_up_button(gam
 
     session = GameSession(game=game, facilitator=teacher)
     assert followup_unavailable(session) == ""
+
+
+def test_the_teachers_preview_letters_the_options_and_never_shows_their_keys(built_quiz, teacher):
+    from .test_printing import keyed_options
+
+    keyed = keyed_options(built_quiz)
+    assert keyed
+    page = signed_in(teacher).get(reverse("quiz:detail", args=[built_quiz.pk])).content.decode()
+    for option_id, label in keyed:
+        assert f"{option_id})" not in page
+        if label:
+            assert f") {label}" in page
+    assert "A) " in page
+
+
+def test_a_one_point_quiz_says_1_point_in_the_preview(teacher, django_capture_on_commit_callbacks):
+    from games.engines.quiz import KnowEntry, Pool
+
+    with django_capture_on_commit_callbacks(execute=True):
+        quiz = services.quiz_create(
+            owner=teacher,
+            title="Know",
+            source="session",
+            pool=Pool(know=(KnowEntry("know:3", "Kto?", ("Piłsudski",)),)),
+            total=1,
+        )
+    quiz.refresh_from_db()
+    assert quiz.max_score == 1
+    page = signed_in(teacher).get(reverse("quiz:detail", args=[quiz.pk])).content.decode()
+    assert "1 item · 1 point<" in page and "1 points" not in page
