@@ -11,6 +11,7 @@ from typing import Any
 from adminsortable2.admin import SortableAdminBase, SortableTabularInline
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.widgets import AdminFileWidget
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q, QuerySet
 from django.forms.models import BaseInlineFormSet
@@ -198,7 +199,9 @@ class _StoredPicture:
         return str(_("current picture"))
 
 
-class PrivatePictureInput(forms.ClearableFileInput):
+class PrivatePictureInput(AdminFileWidget):
+    """The admin's file input (its layout and styles), linking the picture through its private view."""
+
     def get_context(self, name: str, value: Any, attrs: Any) -> dict[str, Any]:
         context = super().get_context(name, value, attrs)
         symbol = getattr(value, "instance", None)
