@@ -6,7 +6,9 @@ import re
 from collections.abc import Callable
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.core.exceptions import SuspiciousOperation
+from django.http import HttpRequest, HttpResponse, JsonResponse, UnreadablePostError
+from django.http.multipartparser import MultiPartParserError
 from django.views.defaults import bad_request
 
 # A NUL character inside a JSON string is the escape \u0000 after an even number of
@@ -26,14 +28,37 @@ def _has_nul(request: HttpRequest) -> bool:
         "application/x-www-form-urlencoded",
         "multipart/form-data",
     ):
-        return any(
-            "\x00" in key or "\x00" in value for key, values in request.POST.lists() for value in values
-        )
+        return _form_has_nul(request)
     if content_type == "application/json" or content_type.endswith("+json"):
         length = int(request.META.get("CONTENT_LENGTH") or 0)
         if 0 < length <= (settings.DATA_UPLOAD_MAX_MEMORY_SIZE or length):
             return b"\x00" in request.body or _JSON_NUL.search(request.body) is not None
     return False
+
+
+def _form_has_nul(request: HttpRequest) -> bool:
+    """Whether a form field holds NUL; a form Django cannot parse is left to the view.
+
+    A small body is read first and kept, so that when parsing fails here (a broken
+    multipart body, too many fields) the view parses it again and meets the same error,
+    which it answers in its own way (the LTI views with their refusal page). A large
+    upload is parsed as it streams in, as it would be without this check.
+    """
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    kept = length <= (settings.DATA_UPLOAD_MAX_MEMORY_SIZE or length)
+    try:
+        if kept:
+            request.body  # noqa: B018 -- read and kept for a second parse
+        fields = list(request.POST.lists())
+    except (SuspiciousOperation, MultiPartParserError, UnreadablePostError):
+        if kept:
+            request.__dict__.pop("_post", None)
+            request.__dict__.pop("_files", None)
+        return False
+    return any("\x00" in key or "\x00" in value for key, values in fields for value in values)
 
 
 class NulCharacterMiddleware:

@@ -411,7 +411,7 @@ def test_a_short_hourglass_is_announced_and_beeps_at_the_end_once_the_sound_is_o
     assert projector.evaluate("window.__tones") == 0  # nothing before the end
     expect(news).to_have_text("Time is up!", timeout=14_000)
     expect(projector.locator("#activity-clock")).to_have_text("0:00")
-    projector.wait_for_function("window.__tones > 0", timeout=2_000)
+    projector.wait_for_function("() => window.__tones > 0", timeout=2_000)
     expect(teacher.locator("#activity-timer-news")).to_have_text("Time is up!")
     assert not problems(browsing, projector) and not problems(browsing, teacher)
 

@@ -73,7 +73,7 @@ def assert_phone_fits(page: Any, where: str) -> None:
     # The page as it settles: a width taken while the polled state was still being drawn
     # once read wider than the phone. A page that stays wider still fails here.
     with contextlib.suppress(PlaywrightTimeout):
-        page.wait_for_function(f"document.scrollingElement.scrollWidth <= {PHONE_WIDTH}", timeout=5000)
+        page.wait_for_function(f"() => document.scrollingElement.scrollWidth <= {PHONE_WIDTH}", timeout=5000)
     assert scroll_width(page) <= PHONE_WIDTH, f"{where}: scrolls sideways"
     small = page.eval_on_selector_all(
         "main button, main a, main input, main select, main summary", SMALL_TARGETS

@@ -71,7 +71,7 @@ def test_students_form_a_group_and_the_teacher_sees_it(browsing, teacher_page, d
         expect(page.locator(".card-picture")).to_have_attribute("alt", f"The symbol: {symbol.name}")
         # The card arrives by polling, so its picture may still be on its way: wait until the
         # browser has finished with it (loaded or failed), then require a loaded picture.
-        page.wait_for_function("document.querySelector('.card-picture').complete", timeout=POLLED)
+        page.wait_for_function("() => document.querySelector('.card-picture').complete", timeout=POLLED)
         assert page.evaluate("document.querySelector('.card-picture').naturalWidth") > 0
 
     with teacher.expect_navigation():
