@@ -56,8 +56,8 @@ bench: install
 	$(BIN)/python bench/bench_lti.py
 
 messages: install
-	$(BIN)/python manage.py makemessages -l pl --ignore=.venv --ignore=var --ignore=tests --ignore=bench
-	$(BIN)/python manage.py makemessages -d djangojs -l pl --ignore=.venv --ignore=var --ignore=tests
+	$(BIN)/python manage.py makemessages -l pl -l cs -l de --ignore=.venv --ignore=var --ignore=tests --ignore=bench
+	$(BIN)/python manage.py makemessages -d djangojs -l pl -l cs -l de --ignore=.venv --ignore=var --ignore=tests
 	$(BIN)/python manage.py compilemessages --ignore=.venv
 
 clean:

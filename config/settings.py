@@ -304,7 +304,9 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # --- Languages --------------------------------------------------------------------------
 LANGUAGE_CODE = "en"
-LANGUAGES = [("pl", _("Polish")), ("en", _("English"))]
+# The interface's languages (locale/<code>/); a browser's Accept-Language picks one until
+# the user chooses another in the header. tests/i18n checks each catalogue is complete.
+LANGUAGES = [("pl", _("Polish")), ("cs", _("Czech")), ("de", _("German")), ("en", _("English"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env.str("TIME_ZONE", default="Europe/Warsaw")
 USE_I18N = True

@@ -25,6 +25,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -92,7 +93,10 @@ class PrintOptionsForm(forms.Form):
     """Paper and card options shared by decks and prints (checked by the service)."""
 
     paper = forms.ChoiceField(
-        label=_("Paper"), choices=[("A4", "A4"), ("Letter", "Letter")], initial="A4", widget=forms.RadioSelect
+        label=_("Paper"),
+        choices=[("A4", "A4"), ("Letter", pgettext_lazy("paper size", "Letter (US)"))],
+        initial="A4",
+        widget=forms.RadioSelect,
     )
     cut_marks = forms.BooleanField(
         label=_("Cut marks"),

@@ -12,11 +12,26 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from games.engines import GAMES
 
 #: The games as their rulebooks spell them.
 GAME_LABELS = {"znajznak": "ZnajZnak", "know": "Know", "activity": "Activity", "knowledge": "Knowledge?"}
+
+
+# Each game's variants (the engines' VARIANTS) as a teacher reads them in a list of games.
+VARIANT_LABELS = {
+    "warm_up": pgettext_lazy("ZnajZnak variant", "warm-up"),
+    "duel": pgettext_lazy("ZnajZnak variant", "duel"),
+    "multiplayer": pgettext_lazy("ZnajZnak variant", "multiplayer"),
+    "facilitator_marks": pgettext_lazy("Know variant", "the facilitator marks"),
+    "team_marks": pgettext_lazy("Know variant", "the teams mark"),
+    "teams": pgettext_lazy("Activity variant", "teams"),
+    "three_players": pgettext_lazy("Activity variant", "three players"),
+    "basic": pgettext_lazy("Knowledge? variant", "basic"),
+    "strategic": pgettext_lazy("Knowledge? variant", "strategic"),
+}
 
 
 class GameSession(models.Model):
@@ -107,7 +122,7 @@ class GameSession(models.Model):
 
     @property
     def variant_label(self) -> str:
-        return self.variant.replace("_", " ")
+        return str(VARIANT_LABELS.get(self.variant, self.variant.replace("_", " ")))
 
     @property
     def is_open(self) -> bool:

@@ -45,7 +45,15 @@ from games.engines.base import ActionError, InvalidAction
 from games.workshop.selectors import workshop_by_code
 
 from . import selectors, services, timers
-from .models import GAME_LABELS, ClassRun, GameSession, Participant, PracticeAssignment, PracticeRun
+from .models import (
+    GAME_LABELS,
+    VARIANT_LABELS,
+    ClassRun,
+    GameSession,
+    Participant,
+    PracticeAssignment,
+    PracticeRun,
+)
 
 #: Games with a play page of their own; the others show their view as data.
 #: Each game's page draws its view with ``static/games/<game>.js`` and may add a panel of its
@@ -118,7 +126,7 @@ class SessionForm(forms.Form):
 
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["variant"].choices = [(v, v.replace("_", " ")) for v in engine_for("znajznak").VARIANTS]
+        self.fields["variant"].choices = [(v, VARIANT_LABELS[v]) for v in engine_for("znajznak").VARIANTS]
         self.fields["deck"].queryset = selectors.decks_playable_by(user)
         self.fields["symbol_set"].queryset = content_visible_to(user, SymbolSet.objects.all())
 
