@@ -297,7 +297,7 @@ def suggestion_add(*, workshop: Workshop, by: Any, text: str, group: Group | Non
         if group is not None and group.workshop_id != workshop.pk:
             raise WorkshopError("no_group", _("That group is not in this workshop."))
         suggestion = Suggestion.objects.create(
-            workshop=workshop, group=group, text=_text_clean(text, SUGGESTION_MAX_LENGTH, _("suggestion"))
+            workshop=workshop, group=group, text=_text_clean(text, SUGGESTION_MAX_LENGTH, "suggestion")
         )
         _changed(workshop)
     return suggestion
@@ -350,7 +350,7 @@ def group_key_name(*, participant: WorkshopParticipant, key: str) -> Group:
         if participant.group_id is None:
             raise WorkshopError("no_group", _("Join or start a group first."))
         group = Group.objects.get(pk=participant.group_id)
-        group.key = _text_clean(key, KEY_MAX_LENGTH, _("key"))
+        group.key = _text_clean(key, KEY_MAX_LENGTH, "key")
         group.save(update_fields=["key"])
         _changed(workshop)
     return group
@@ -393,14 +393,21 @@ def _check_open(workshop: Workshop) -> None:
         raise WorkshopError("closed", _("This workshop is over."))
 
 
-def _text_clean(text: str, limit: int, what: str) -> str:
+def _text_messages(kind: str) -> tuple[str, str]:
+    """What to say when a suggestion or a key is empty or too long: whole sentences, so each
+    language can word them (a noun put into a sentence cannot agree with it)."""
+    if kind == "key":
+        return _("Write the key first."), _("The key has at most %(n)d characters.")
+    return _("Write the suggestion first."), _("A suggestion has at most %(n)d characters.")
+
+
+def _text_clean(text: str, limit: int, kind: str) -> str:
     cleaned = " ".join(unicodedata.normalize("NFC", text or "").split())
+    empty, too_long = _text_messages(kind)
     if not cleaned:
-        raise WorkshopError("empty", _("Write the %(what)s first.") % {"what": what})
+        raise WorkshopError("empty", empty)
     if len(cleaned) > limit:
-        raise WorkshopError(
-            "too_long", _("The %(what)s has at most %(n)d characters.") % {"what": what, "n": limit}
-        )
+        raise WorkshopError("too_long", too_long % {"n": limit})
     if any(unicodedata.category(char) == "Cc" for char in cleaned):
         raise WorkshopError("invalid", _("Remove the invisible characters."))
     return cleaned

@@ -206,13 +206,14 @@ def class_member_remove(*, school_class: SchoolClass, user: Any, by: Any) -> Non
 # --- assignments ---------------------------------------------------------------------------------
 
 
-def _decimal(value: Any, *, what: str) -> Decimal:
+def _decimal(value: Any, *, message: str) -> Decimal:
+    """``value`` as a finite number; ``message`` (a whole sentence naming the field) if not."""
     try:
         number = Decimal(str(value))
     except (InvalidOperation, ValueError):
-        raise ClassError("invalid", _("%(what)s must be a number.") % {"what": what}) from None
+        raise ClassError("invalid", message) from None
     if not number.is_finite():
-        raise ClassError("invalid", _("%(what)s must be a number.") % {"what": what})
+        raise ClassError("invalid", message)
     return number
 
 
@@ -243,7 +244,7 @@ def _assignment_check(fields: dict[str, Any]) -> dict[str, Any]:
             "invalid_time_limit",
             _("A time limit is 1 to %(n)d minutes, or empty for none.") % {"n": TIME_LIMIT_MAX_MINUTES},
         )
-    points = _decimal(fields.get("points_possible", 10), what=_("Points possible"))
+    points = _decimal(fields.get("points_possible", 10), message=_("Points possible must be a number."))
     if not Decimal(0) < points <= POINTS_MAX or points != points.quantize(Decimal("0.01")):
         raise ClassError(
             "invalid_points",
@@ -290,7 +291,9 @@ def _practice_create(*, by: Any, title: str, options: dict[str, Any], time_limit
             card_set=str(options["card_set"] or ""),
             mode=options["mode"],
             cards_per_player=int(options["cards_per_player"]),
-            bot_seconds=_decimal(options["bot_seconds"], what=_("The opponent's seconds")),
+            bot_seconds=_decimal(
+                options["bot_seconds"], message=_("The opponent's seconds must be a number.")
+            ),
             bot_accuracy=int(options["bot_accuracy"]),
             timer=time_limit_minutes * 60 if time_limit_minutes else None,
         )

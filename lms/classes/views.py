@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config import limits
@@ -349,7 +350,7 @@ def homework(request: HttpRequest) -> HttpResponse:
     items = selectors.homework_of(request.user)
     groups = [
         ("due_soon", _("Due soon"), [i for i in items if i.state == "due_soon"]),
-        ("open", _("Open"), [i for i in items if i.state == "open"]),
+        ("open", pgettext("homework state", "Open"), [i for i in items if i.state == "open"]),
         ("upcoming", _("Not open yet"), [i for i in items if i.state == "upcoming"]),
         ("done", _("Done"), [i for i in items if i.state == "done"]),
         ("missed", _("Missed"), [i for i in items if i.state == "missed"]),
