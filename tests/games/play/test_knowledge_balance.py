@@ -34,7 +34,10 @@ def publish_demo_pool() -> None:
     """The demo questions, published (the pool both the command and the page read)."""
     KnowledgeQuestion.objects.bulk_create(
         KnowledgeQuestion(
-            category=row["category"], front=f"Question {number}", answer=row["answer"], status=Status.PUBLISHED
+            category=row["category"],
+            front=f"Question {number}",
+            answer=row["answer"],
+            status=Status.PUBLISHED,
         )
         for number, row in enumerate(DEMO_POOL)
     )
@@ -59,7 +62,14 @@ def command_figures(*args: str) -> list[dict[str, Any]]:
 
 
 def _comparable(row: dict[str, Any]) -> tuple[Any, ...]:
-    return (row["variant"], row["harder_start"], row["games"], row["won"], row["mean_rounds"], row["replacements"])
+    return (
+        row["variant"],
+        row["harder_start"],
+        row["games"],
+        row["won"],
+        row["mean_rounds"],
+        row["replacements"],
+    )
 
 
 def test_the_pages_figures_are_the_commands_for_the_same_board_seed_and_games(
@@ -71,7 +81,9 @@ def test_the_pages_figures_are_the_commands_for_the_same_board_seed_and_games(
     assert [(r["variant"], r["harder_start"]) for r in run.figures] == [
         ("basic", False), ("basic", True), ("strategic", False), ("strategic", True)
     ]  # fmt: skip
-    expected = command_figures("--board", str(board.pk), "--games", "60", "--seed", "7", "--knowledge", "0.55")
+    expected = command_figures(
+        "--board", str(board.pk), "--games", "60", "--seed", "7", "--knowledge", "0.55"
+    )
     assert [_comparable(r) for r in run.figures] == [_comparable(r) for r in expected]
     # Another seed plays other games: the agreement is not a coincidence of constant figures.
     other = command_figures("--board", str(board.pk), "--games", "60", "--seed", "8", "--knowledge", "0.55")
@@ -158,7 +170,9 @@ def test_the_warning_thresholds() -> None:
 def test_a_team_that_never_knows_gets_the_unwinnable_warning_on_the_harder_start(
     teacher: Any, pool: None, django_capture_on_commit_callbacks: Any
 ) -> None:
-    run = start(teacher, make_board(owner=teacher), django_capture_on_commit_callbacks, games=100, knowledge=0)
+    run = start(
+        teacher, make_board(owner=teacher), django_capture_on_commit_callbacks, games=100, knowledge=0
+    )
     warnings = {(r["variant"], r["harder_start"]): r["warning"] for r in run.figures}
     assert warnings["basic", True] == "unwinnable"
     for row in run.figures:
@@ -174,7 +188,9 @@ def test_the_sweep_fails_a_run_whose_worker_died_and_try_again_finishes_it(
     board = make_board(owner=teacher)
     run = balance.balance_run_create(user=teacher, board=board, options={"games": 10})
     alive = KnowledgeBalanceRun.objects.create(board=make_board(owner=teacher), owner=teacher)
-    KnowledgeBalanceRun.objects.filter(pk__in=[run.pk, alive.pk]).update(state=BuildState.RUNNING, progress=30)
+    KnowledgeBalanceRun.objects.filter(pk__in=[run.pk, alive.pk]).update(
+        state=BuildState.RUNNING, progress=30
+    )
     KnowledgeBalanceRun.objects.filter(pk=run.pk).update(updated=timezone.now() - timedelta(hours=1))
 
     knowledge_balance_sweep_task()
@@ -222,13 +238,28 @@ def test_the_board_page_starts_a_run_and_shows_its_figures(
     assert 'id="balance-figures"' in html
     for row in run.figures:
         assert f"{row['won']} / 20" in html
-    status = client.get(reverse("admin:content_knowledgeboard_balance_status", args=[board.pk, run.pk])).json()
-    assert status == {"state": "done", "state_label": "Done", "progress": 100, "working": False, "message": ""}
+    status = client.get(
+        reverse("admin:content_knowledgeboard_balance_status", args=[board.pk, run.pk])
+    ).json()
+    assert status == {
+        "state": "done",
+        "state_label": "Done",
+        "progress": 100,
+        "working": False,
+        "message": "",
+    }
 
 
 def test_the_board_page_shows_a_warning_for_an_unwinnable_start(client: Any, teacher: Any) -> None:
     board = make_board(owner=teacher)
-    row = {"variant": "basic", "harder_start": False, "games": 100, "won": 0, "win_rate": 0.0, "mean_rounds": 20.0}
+    row = {
+        "variant": "basic",
+        "harder_start": False,
+        "games": 100,
+        "won": 0,
+        "win_rate": 0.0,
+        "mean_rounds": 20.0,
+    }
     KnowledgeBalanceRun.objects.create(
         board=board, owner=teacher, state=BuildState.DONE, progress=100, options={"games": 100, "seed": 0,
         "knowledge": 60}, figures=[{**row, "warning": balance_warning(0.0)}],
