@@ -64,12 +64,12 @@ def _whole(raw: Mapping[str, Any], name: str, default: int, low: int, high: int,
             raise ValueError
         number = int(str(value).strip()) if not isinstance(value, float) else int(value)
     except ValueError:
-        raise ValidationError({name: _("Enter %(what)s as a whole number.") % {"what": what}}) from None
+        raise ValidationError({name: _("%(what)s: enter a whole number.") % {"what": what}}) from None
     if not low <= number <= high:
         raise ValidationError(
             {
-                name: _("%(What)s must be from %(low)s to %(high)s; %(value)s is outside.")
-                % {"What": what[:1].upper() + what[1:], "low": low, "high": high, "value": number}
+                name: _("%(what)s must be from %(low)s to %(high)s; %(value)s is outside.")
+                % {"what": what, "low": low, "high": high, "value": number}
             }
         )
     return number
@@ -88,10 +88,10 @@ def balance_options_check(raw: Mapping[str, Any]) -> dict[str, Any]:
             BALANCE_GAMES_DEFAULT,
             BALANCE_GAMES_MIN,
             BALANCE_GAMES_MAX,
-            _("the number of games"),
+            _("The number of games"),
         ),
-        "knowledge": _whole(raw, "knowledge", 60, 0, 100, _("how often the team knows an answer (%)")),
-        "seed": _whole(raw, "seed", 0, 0, SEED_MAX, _("the seed")),
+        "knowledge": _whole(raw, "knowledge", 60, 0, 100, _("How often the team knows an answer (%)")),
+        "seed": _whole(raw, "seed", 0, 0, SEED_MAX, _("The seed")),
         "tag": str(raw.get("tag") or "").strip(),
         "language": str(raw.get("language") or "").strip(),
     }
