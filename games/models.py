@@ -13,7 +13,7 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from content.models import BuildState, KnowledgeBoard
+from content.models import BuildJob, KnowledgeBoard
 from games.engines import GAMES
 
 #: The games as their rulebooks spell them.
@@ -386,8 +386,9 @@ class PracticeRun(models.Model):
         return f"{self.student} · {self.mode} · {timezone.localtime(self.started):%Y-%m-%d %H:%M}"
 
 
-class KnowledgeBalanceRun(models.Model):
-    """One run of the Knowledge? balance simulator on a board, started from its admin page.
+class KnowledgeBalanceRun(BuildJob):
+    """One run of the Knowledge? balance simulator on a board, started from its admin page
+    (a job like a deck build: ``state``, ``progress``, ``message``; no ``files``).
 
     ``snapshot`` keeps what was simulated (the board as a game setup and the question
     rows, ``{category, answer}``), so the figures stay those of the board as it was;
@@ -401,14 +402,8 @@ class KnowledgeBalanceRun(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name=_("started by"), on_delete=models.CASCADE, related_name="+"
     )
-    options = models.JSONField(_("options"), default=dict, blank=True)
     snapshot = models.JSONField(_("simulated"), default=dict, blank=True)
     figures = models.JSONField(_("figures"), default=list, blank=True)
-    state = models.CharField(_("state"), max_length=10, choices=BuildState.choices, default=BuildState.QUEUED)
-    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
-    message = models.TextField(_("message"), blank=True)
-    created = models.DateTimeField(_("created"), auto_now_add=True)
-    updated = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
         ordering = ["-created", "-id"]
