@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils import timezone
 
@@ -295,3 +295,9 @@ def test_a_teacher_who_may_only_see_the_board_gets_no_simulator(
     status_url = reverse("admin:content_knowledgeboard_balance_status", args=[board.pk, mine.pk])
     assert client.get(status_url).status_code == 403
     assert KnowledgeBalanceRun.objects.count() == 1
+
+
+@pytest.mark.parametrize("games", ["0", "-5", "1000001"])
+def test_the_command_refuses_an_absurd_number_of_games(games: str) -> None:
+    with pytest.raises(CommandError, match="--games must be from 1 to 1,000,000"):
+        call_command("knowledge_simulate", "--games", games, "--json", stdout=StringIO())
