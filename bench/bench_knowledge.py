@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python bench/bench_knowledge.py`` (about a minute).
 
 Plays complete games on the default board with the demo question pool through the
-balance simulator's core (``games/management/commands/knowledge_simulate.py``: deal,
+balance simulator's core (``games/knowledge_simulator.py``: deal,
 the simple strategy or random assignment, ``knowledge.assign`` until the game is over),
 in this one process.  Figures are games per CPU second (``time.process_time``, so
 other work on a shared machine does not count against the engine) and per wall-clock
@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from games.engines import knowledge  # noqa: E402
 from games.engines.knowledge_board import Board, default_board  # noqa: E402
-from games.management.commands.knowledge_simulate import cards_from_rows, play_game, simulate  # noqa: E402
+from games.knowledge_simulator import cards_from_rows, play_game, simulate  # noqa: E402
 
 TARGET = 1000.0
 

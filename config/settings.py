@@ -250,6 +250,7 @@ CELERY_BEAT_SCHEDULE = {
     "lms-scores-sweep": {"task": "lms.lti.tasks.scores_sweep", "schedule": 300.0},
     "jobs-sweep": {"task": "content.tasks.jobs_sweep_task", "schedule": 60.0},
     "quizzes-sweep": {"task": "games.quiz.tasks.quizzes_sweep_task", "schedule": 60.0},
+    "knowledge-balance-sweep": {"task": "games.tasks.knowledge_balance_sweep_task", "schedule": 60.0},
 }
 JOBS_HEARTBEAT_SECONDS = env.int("JOBS_HEARTBEAT_SECONDS", default=30)
 JOBS_STALE_SECONDS = env.int("JOBS_STALE_SECONDS", default=300)

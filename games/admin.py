@@ -2,28 +2,50 @@
 
 A session's state, log and players are what was played; editing them here would break
 the rule that the stored state is what the log replays to.
+
+Also the Knowledge? balance simulator on a board's admin page (content's board admin,
+extended: ``KnowledgeBoardBalanceAdmin``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
-from django.http import HttpRequest
-from django.urls import reverse
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotAllowed,
+    HttpResponseRedirect,
+    JsonResponse,
+)
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
+from django.utils.cache import add_never_cache_headers
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
+
+from content.admin import KnowledgeBoardAdmin
+from content.models import LANGUAGES, BuildState, KnowledgeBoard
+from content.permissions import can_change
 
 from .models import (
     ActionRecord,
     ClassDuel,
     ClassRun,
     GameSession,
+    KnowledgeBalanceRun,
     NamingRecord,
     Participant,
     PracticeAssignment,
     PracticeRun,
 )
+from .play.knowledge import balance
+from .play.knowledge.selectors import tags_in_use
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -111,3 +133,159 @@ class PracticeAssignmentAdmin(ReadOnlyAdmin):
 @admin.register(PracticeRun)
 class PracticeRunAdmin(ReadOnlyAdmin):
     list_display = ("id", "assignment", "student", "mode", "won", "seconds", "started")
+
+
+# --- Knowledge? boards: the balance simulator on the board's page ----------------------------
+
+
+class KnowledgeBalanceForm(forms.Form):
+    """What the teacher chooses; the checks are the service's (``balance_options_check``),
+    the limits here only let the browser say so before sending."""
+
+    games = forms.IntegerField(
+        label=_("Games per variant and start"),
+        initial=balance.BALANCE_GAMES_DEFAULT,
+        min_value=balance.BALANCE_GAMES_MIN,
+        max_value=balance.BALANCE_GAMES_MAX,
+        help_text=_("From 10 to 5,000. A thousand gives each win rate within about 3 points."),
+    )
+    knowledge = forms.IntegerField(
+        label=_("The team knows (% of the answers)"),
+        initial=60,
+        min_value=0,
+        max_value=100,
+        help_text=_("How often the simulated class knows a card's answer; otherwise it guesses."),
+    )
+    seed = forms.IntegerField(
+        label=_("Seed"),
+        initial=0,
+        min_value=0,
+        max_value=balance.SEED_MAX,
+        help_text=_("The same seed plays the same games, here and on the command line."),
+    )
+    tag = forms.ChoiceField(label=_("Questions with the tag"), required=False)
+    language = forms.ChoiceField(
+        label=_("Questions in"), required=False, choices=[("", _("any language")), *LANGUAGES]
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["tag"].choices = [("", _("any tag"))] + [(tag.slug, tag.name) for tag in tags_in_use()]
+
+
+class KnowledgeBoardBalanceAdmin(KnowledgeBoardAdmin):
+    """The board's admin page with the balance simulator below the board (content's admin,
+    extended here: the simulator belongs to the games app, which may import content, not
+    the other way round). Only teachers who may change the board see and run it."""
+
+    change_form_template = "admin/games/knowledgeboard/change_form.html"
+
+    def get_urls(self) -> list[Any]:
+        view = self.admin_site.admin_view
+        return [
+            path(
+                "<path:object_id>/balance/", view(self.balance_start), name="content_knowledgeboard_balance"
+            ),
+            path(
+                "<path:object_id>/balance/<int:run_id>/status/",
+                view(self.balance_status),
+                name="content_knowledgeboard_balance_status",
+            ),
+            path(
+                "<path:object_id>/balance/<int:run_id>/retry/",
+                view(self.balance_retry),
+                name="content_knowledgeboard_balance_retry",
+            ),
+            *super().get_urls(),
+        ]
+
+    def _editable_board(self, request: HttpRequest, object_id: str) -> KnowledgeBoard:
+        board = self.get_object(request, unquote(object_id))
+        if board is None:
+            raise Http404(_("No such board."))
+        if not can_change(request.user, board):
+            raise PermissionDenied(_("Only the teachers who may change this board can simulate it."))
+        return board
+
+    def _run(self, board: KnowledgeBoard, run_id: int) -> KnowledgeBalanceRun:
+        return get_object_or_404(KnowledgeBalanceRun, pk=run_id, board=board)
+
+    def _back(self, board: KnowledgeBoard) -> HttpResponseRedirect:
+        return HttpResponseRedirect(
+            reverse("admin:content_knowledgeboard_change", args=[board.pk]) + "#balance"
+        )
+
+    def balance_start(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        board = self._editable_board(request, object_id)
+        try:
+            balance.balance_run_create(user=request.user, board=board, options=request.POST)
+        except ValidationError as error:
+            for problem in error.messages:
+                messages.error(
+                    request, _("The simulation was not started: %(problem)s") % {"problem": problem}
+                )
+        except balance.BalanceRefused as refused:
+            messages.error(request, str(refused))
+        return self._back(board)
+
+    def balance_retry(self, request: HttpRequest, object_id: str, run_id: int) -> HttpResponse:
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        board = self._editable_board(request, object_id)
+        try:
+            balance.balance_run_retry(run=self._run(board, run_id), user=request.user)
+        except balance.BalanceRefused as refused:
+            messages.error(request, str(refused))
+        return self._back(board)
+
+    def balance_status(self, request: HttpRequest, object_id: str, run_id: int) -> JsonResponse:
+        run = self._run(self._editable_board(request, object_id), run_id)
+        response = JsonResponse(
+            {
+                "state": run.state,
+                "state_label": str(run.get_state_display()),
+                "progress": run.progress,
+                "working": run.state in balance.WORKING,
+                "message": run.message,
+            }
+        )
+        add_never_cache_headers(response)
+        return response
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        board = self.get_object(request, unquote(object_id))
+        if board is not None and can_change(request.user, board):
+            extra_context = {**(extra_context or {}), "balance": self._balance_context(board)}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def _balance_context(self, board: KnowledgeBoard) -> dict[str, Any]:
+        run = balance.balance_latest(board=board)
+        context: dict[str, Any] = {
+            "run": run,
+            "form": KnowledgeBalanceForm(initial=(run.options if run else None)),
+            "start_url": reverse("admin:content_knowledgeboard_balance", args=[board.pk]),
+            "working": run is not None and run.state in balance.WORKING,
+        }
+        if run is not None:
+            rows = balance.balance_rows(run) if run.state == BuildState.DONE else []
+            context |= {
+                "status_url": reverse("admin:content_knowledgeboard_balance_status", args=[board.pk, run.pk]),
+                "retry_url": reverse("admin:content_knowledgeboard_balance_retry", args=[board.pk, run.pk]),
+                "rows": rows,
+                "warnings": [row for row in rows if row["warning"]],
+                "questions": len(run.snapshot.get("questions", [])),
+                "command": balance.balance_command(run),
+            }
+        return context
+
+
+admin.site.unregister(KnowledgeBoard)
+admin.site.register(KnowledgeBoard, KnowledgeBoardBalanceAdmin)

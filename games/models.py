@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from content.models import BuildJob, KnowledgeBoard
 from games.engines import GAMES
 
 #: The games as their rulebooks spell them.
@@ -398,3 +399,32 @@ class PracticeRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.student} · {self.mode} · {timezone.localtime(self.started):%Y-%m-%d %H:%M}"
+
+
+class KnowledgeBalanceRun(BuildJob):
+    """One run of the Knowledge? balance simulator on a board, started from its admin page
+    (a job like a deck build: ``state``, ``progress``, ``message``; no ``files``).
+
+    ``snapshot`` keeps what was simulated (the board as a game setup and the question
+    rows, ``{category, answer}``), so the figures stay those of the board as it was;
+    ``figures`` holds one row per variant and start (``Figures.to_dict``). Written only by
+    ``games.play.knowledge.balance`` and ``balance_run``.
+    """
+
+    board = models.ForeignKey(
+        KnowledgeBoard, verbose_name=_("board"), on_delete=models.CASCADE, related_name="+"
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("started by"), on_delete=models.CASCADE, related_name="+"
+    )
+    snapshot = models.JSONField(_("simulated"), default=dict, blank=True)
+    figures = models.JSONField(_("figures"), default=list, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+        verbose_name = _("Knowledge? balance simulation")
+        verbose_name_plural = _("Knowledge? balance simulations")
+        indexes = [models.Index(fields=["state", "updated"], name="games_balance_state_updated")]
+
+    def __str__(self) -> str:
+        return f"{self.board_id} · {timezone.localtime(self.created):%Y-%m-%d %H:%M}"

@@ -13,5 +13,6 @@ def test_every_scheduled_sweep_is_a_registered_task() -> None:
         "lms.lti.tasks.scores_sweep",
         "content.tasks.jobs_sweep_task",
         "games.quiz.tasks.quizzes_sweep_task",
+        "games.tasks.knowledge_balance_sweep_task",
     }
     assert scheduled <= set(app.tasks)

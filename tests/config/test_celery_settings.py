@@ -33,7 +33,7 @@ def test_the_visibility_timeout_outlasts_every_eta_and_countdown():
 def test_the_sweeps_are_scheduled_and_exist():
     app.loader.import_default_modules()
     schedule = settings.CELERY_BEAT_SCHEDULE
-    for name in ("jobs-sweep", "quizzes-sweep"):
+    for name in ("jobs-sweep", "quizzes-sweep", "knowledge-balance-sweep"):
         assert schedule[name]["task"] in app.tasks
         # Often enough that a lost job is reported within a few minutes of going stale.
         assert schedule[name]["schedule"] <= settings.JOBS_STALE_SECONDS / 2

@@ -14,7 +14,7 @@ from django.core.management import CommandError, call_command
 
 from games.engines import knowledge
 from games.engines.knowledge_board import COLOURS, LETTERS, board_from_dict, default_board
-from games.management.commands.knowledge_simulate import cards_from_rows, choose, play_game, simulate
+from games.knowledge_simulator import cards_from_rows, choose, play_game, simulate
 from tests.factories import KnowledgeQuestionFactory
 
 ROOT = Path(__file__).resolve().parents[3]
