@@ -58,6 +58,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_live as live  # noqa: E402  (the students, the servers, the data set)
+from results import record  # noqa: E402
 
 HOST = live.HOST
 ROOT = live.ROOT
@@ -441,6 +442,8 @@ def main() -> int:
     loads = " ".join(f"{x:.2f}" for x in load)
     print(f"Load average after: {loads}; whole run {time.monotonic() - started:.0f} s")
     over = limit is None or peak > limit or servers_peak > (servers_limit or 0)
+    record("bench_connections.py", "PostgreSQL backends, peak", str(peak), f"<= bound {limit}", not over)
+    record("bench_connections.py", "failed requests and socket errors", str(failed), "0", not failed)
     verdict = "FAIL" if over or failed else "OK"
     print(f"{verdict}: peak {peak} {'>' if over else '≤'} bound {limit}, {failed} errors")
     return 1 if over or failed else 0
