@@ -166,10 +166,12 @@ class Visits:
 
 
 class Browser:
-    """One anonymous visitor's keep-alive HTTP/1.1 connection, as a browser keeps one."""
+    """One visitor's keep-alive HTTP/1.1 connection, as a browser keeps one (anonymous
+    unless given the ``cookie`` of a session)."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, cookie: str = "") -> None:
         self.port = port
+        self.cookie = f"Cookie: {cookie}\r\n" if cookie else ""
         self.stream: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
     async def get(self, path: str) -> int:
@@ -189,7 +191,7 @@ class Browser:
             self.stream = await asyncio.open_connection(HOST, self.port)
         reader, writer = self.stream
         try:
-            writer.write(f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode())
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\n{self.cookie}\r\n".encode())
             await writer.drain()
             try:
                 status_line = await reader.readuntil(b"\r\n")
