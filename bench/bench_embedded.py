@@ -47,9 +47,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_live as live  # noqa: E402  (the phones' WebSocket client, the duels)
 from bench_connections import Browser  # noqa: E402
+from bench_sqlite import child_env as sqlite_env  # noqa: E402
 from results import load_average, record  # noqa: E402
-
-from config.environment import environment_without_settings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_ACTION_P99_MS = 150.0
@@ -58,26 +57,9 @@ REQUEST_TIMEOUT = 30.0
 
 
 def child_env(var_dir: Path) -> dict[str, str]:
-    env = environment_without_settings()
-    env.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "config.settings",
-            "TALIA_VAR_DIR": str(var_dir),
-            # Explicit, so that a developer's .env cannot point the run at PostgreSQL or Redis.
-            "DATABASE_URL": f"sqlite:///{var_dir / 'talia.sqlite3'}",
-            "REDIS_URL": "",
-            "AWS_STORAGE_BUCKET_NAME": "",
-            # Shared by this process (which writes the sessions) and the server.
-            "SECRET_KEY": secrets.token_urlsafe(50),
-            "DEBUG": "false",
-            "HTTPS": "false",
-            # The pages only need static URLs, not the files: no collectstatic.
-            "STATICFILES_STORAGE": "django.contrib.staticfiles.storage.StaticFilesStorage",
-            "LOG_LEVEL": "WARNING",
-            "PYTHONUNBUFFERED": "1",
-        }
-    )
-    return env
+    """bench_sqlite.py's embedded environment (SQLite, no Redis, no collectstatic), with a
+    SECRET_KEY shared by this process (which writes the sessions) and the server."""
+    return {**sqlite_env(var_dir, "config.settings"), "SECRET_KEY": secrets.token_urlsafe(50)}
 
 
 def descendants(pid: int) -> list[int]:

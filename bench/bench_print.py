@@ -440,35 +440,36 @@ def main() -> int:
     peaks: list[float] = []
     figures: dict[str, float] = {}
 
+    def against_baseline(
+        key: str,
+        deck: list[GameCard],
+        order: list[str],
+        symbols: dict[str, SymbolData],
+        then: Callable[[list[Run]], None] | None = None,
+    ) -> None:
+        """Warm prints of ``PRINTS[key]`` in the worker process, then the one-document baseline."""
+        warm = [in_the_worker(key) for _ in range(runs_n)]
+        peaks.extend(r.rss for r in warm)
+        figures[key] = warm_line("(a) Talia in the worker process, warm", warm)
+        if then is not None:
+            then(warm)
+        base = here(lambda: baseline(deck, order, symbols))
+        figures[f"{key}_base"] = base.wall
+        line("(b) one WeasyPrint document, one process", base)
+
+    def prepared(warm: list[Run]) -> None:
+        line("(a) Talia, warm, pictures already prepared", in_the_worker("svg", warm[-1].result["cache"]))
+
     print("\n== 133 symbols, 133 placeholder SVG pictures ==")
     cold = in_the_worker("svg")
     peaks.append(cold.rss)
     line("(a) Talia in the worker process, cold", cold)
     print(f"      where the time went: {where(cold.result['timings'])}")
-    warm = [in_the_worker("svg") for _ in range(runs_n)]
-    peaks += [r.rss for r in warm]
-    figures["svg"] = warm_line("(a) Talia in the worker process, warm", warm)
-    cached = in_the_worker("svg", warm[-1].result["cache"])
-    line("(a) Talia, warm, pictures already prepared", cached)
-    base = here(lambda: baseline(cards, keys, svg_symbols))
-    figures["svg_base"] = base.wall
-    line("(b) one WeasyPrint document, one process", base)
-
+    against_baseline("svg", cards, keys, svg_symbols, prepared)
     print("\n== 133 symbols, 133 distinct 600 × 600 PNG pictures ==")
-    warm = [in_the_worker("png") for _ in range(runs_n)]
-    peaks += [r.rss for r in warm]
-    figures["png"] = warm_line("(a) Talia in the worker process, warm", warm)
-    base = here(lambda: baseline(cards, keys, png_symbols))
-    figures["png_base"] = base.wall
-    line("(b) one WeasyPrint document, one process", base)
-
+    against_baseline("png", cards, keys, png_symbols)
     print("\n== 57 symbols, PNG pictures ==")
-    warm = [in_the_worker("png57") for _ in range(runs_n)]
-    peaks += [r.rss for r in warm]
-    figures["png57"] = warm_line("(a) Talia in the worker process, warm", warm)
-    base = here(lambda: baseline(cards57, keys57, png_symbols))
-    figures["png57_base"] = base.wall
-    line("(b) one WeasyPrint document, one process", base)
+    against_baseline("png57", cards57, keys57, png_symbols)
 
     print("\n== the 132 game-card fronts (PNG), Talia against ReportLab ==")
     fronts = [in_the_worker("fronts") for _ in range(runs_n)]
