@@ -116,7 +116,28 @@ def _open_pool(stack: ExitStack, parallel: bool, size: int) -> Executor | None:
     except Exception as error:  # no processes allowed, a worker that cannot import, ...
         logger.warning("Rendering in one process: the render pool did not start (%r).", error)
         return None
-    return pool
+    this_print = _PrintShare(pool)
+    stack.callback(this_print.cancel)
+    return this_print
+
+
+class _PrintShare(Executor):
+    """One print's use of the shared pool: what it queued and has not started is dropped
+    when the print stops early (an error, Celery's soft time limit), so the next print
+    does not wait behind it."""
+
+    def __init__(self, pool: Executor) -> None:
+        self.pool = pool
+        self.futures: list[Future[Any]] = []
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future = self.pool.submit(fn, *args, **kwargs)
+        self.futures.append(future)
+        return future
+
+    def cancel(self) -> None:
+        for future in self.futures:
+            future.cancel()
 
 
 class _Tracker:

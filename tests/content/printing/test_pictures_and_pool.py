@@ -149,3 +149,29 @@ def test_a_render_process_error_reaches_the_print(monkeypatch) -> None:
         with pytest.raises(ValueError, match="not a number"):
             future.result(timeout=60)
         assert pool.submit(int, "7").result(timeout=60) == 7  # the worker lives on
+
+
+def test_a_print_that_stops_early_leaves_no_work_queued_for_the_next(
+    monkeypatch, cards, symbols, periods
+) -> None:
+    from content.printing import cards as card_faces
+    from content.printing import pool as render_pool
+
+    queued: list = []
+    submit = render_pool.RenderPool.submit
+
+    def recording(self, fn, /, *args):
+        future = submit(self, fn, *args)
+        queued.append(future)
+        return future
+
+    def broken_front(*args, **kwargs):
+        raise RuntimeError("a card that cannot be drawn")
+
+    monkeypatch.setattr(render_pool.RenderPool, "submit", recording)
+    monkeypatch.setattr(card_faces, "game_front", broken_front)
+    monkeypatch.setattr("content.printing.render.workers", lambda: 2)
+    with pytest.raises(RuntimeError, match="cannot be drawn"):
+        render_game_cards(cards, symbols, periods, PrintOptions())
+    settled = [f for f in queued if f.cancelled() or f.running() or f.done()]
+    assert queued and settled == queued  # none is left waiting in the queue
