@@ -43,17 +43,20 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-# Each benchmark prints its figures and exits 1 when it misses the issue's target; `-k`
-# runs the rest anyway.
+# Every benchmark prints its figures, records its verdicts in var/bench-results.jsonl
+# (bench/results.py) and exits 1 on a miss; the next one runs anyway, and
+# bench/summary.py ends with one table of figures, targets and verdicts (exit status 1 if
+# any target was missed or any bench failed). `make bench BENCHES="planes print"` runs some.
+BENCHES ?= planes print embedded sqlite live live_apply connections quiz knowledge lti
+BENCH_OUT := $(CURDIR)/var/bench
 bench: install
-	$(BIN)/python bench/bench_planes.py
-	$(BIN)/python bench/bench_sqlite.py
-	$(BIN)/python bench/bench_live.py
-	$(BIN)/python bench/bench_live_apply.py
-	$(BIN)/python bench/bench_connections.py
-	$(BIN)/python bench/bench_quiz.py
-	$(BIN)/python bench/bench_knowledge.py
-	$(BIN)/python bench/bench_lti.py
+	@mkdir -p $(BENCH_OUT) && rm -f $(BENCH_OUT)/results.jsonl $(BENCH_OUT)/status.txt
+	@for name in $(BENCHES); do \
+		echo "== bench/bench_$$name.py (load average $$(cut -d' ' -f1-3 /proc/loadavg))"; \
+		BENCH_RESULTS=$(BENCH_OUT)/results.jsonl $(BIN)/python bench/bench_$$name.py; \
+		echo "bench_$$name.py $$?" >>$(BENCH_OUT)/status.txt; \
+	done
+	@$(BIN)/python bench/summary.py $(BENCH_OUT)/results.jsonl $(BENCH_OUT)/status.txt
 
 messages: install
 	$(BIN)/python manage.py makemessages -l pl -l cs -l de --ignore=.venv --ignore=var --ignore=tests --ignore=bench

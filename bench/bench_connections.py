@@ -58,6 +58,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_live as live  # noqa: E402  (the students, the servers, the data set)
+from results import record  # noqa: E402
 
 HOST = live.HOST
 ROOT = live.ROOT
@@ -165,10 +166,12 @@ class Visits:
 
 
 class Browser:
-    """One anonymous visitor's keep-alive HTTP/1.1 connection, as a browser keeps one."""
+    """One visitor's keep-alive HTTP/1.1 connection, as a browser keeps one (anonymous
+    unless given the ``cookie`` of a session)."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, cookie: str = "") -> None:
         self.port = port
+        self.cookie = f"Cookie: {cookie}\r\n" if cookie else ""
         self.stream: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
     async def get(self, path: str) -> int:
@@ -188,7 +191,7 @@ class Browser:
             self.stream = await asyncio.open_connection(HOST, self.port)
         reader, writer = self.stream
         try:
-            writer.write(f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode())
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\n{self.cookie}\r\n".encode())
             await writer.drain()
             try:
                 status_line = await reader.readuntil(b"\r\n")
@@ -441,6 +444,8 @@ def main() -> int:
     loads = " ".join(f"{x:.2f}" for x in load)
     print(f"Load average after: {loads}; whole run {time.monotonic() - started:.0f} s")
     over = limit is None or peak > limit or servers_peak > (servers_limit or 0)
+    record("bench_connections.py", "PostgreSQL backends, peak", str(peak), f"<= bound {limit}", not over)
+    record("bench_connections.py", "failed requests and socket errors", str(failed), "0", not failed)
     verdict = "FAIL" if over or failed else "OK"
     print(f"{verdict}: peak {peak} {'>' if over else '≤'} bound {limit}, {failed} errors")
     return 1 if over or failed else 0

@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from results import record
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -71,6 +73,13 @@ def main() -> int:
             rounds = figures.rounds
         verdict = ""
         if target is not None:
+            record(
+                "bench_knowledge.py",
+                f"{strategy} {variant}: games per CPU second",
+                f"{best_cpu:.0f}",
+                f">= {target:.0f}",
+                best_cpu >= target,
+            )
             verdict = "ok" if best_cpu >= target else f"MISSED (target {target:.0f})"
             failed = failed or best_cpu < target
         print(

@@ -4,10 +4,11 @@ Run: ``.venv/bin/python bench/bench_live.py`` (about two minutes; ``--help`` for
 Needs PostgreSQL (``--pg``, trust auth as ``postgres``) and Redis (``--redis``) on 127.0.0.1.
 
 Targets (issue): 30 students on one server process, p99 from click to the opponent's
-screen under 100 ms, and at least 500 actions/s sustained per process; then how it scales
-to 300 students on one and on two processes. For scale, a plain Django + DRF endpoint
-that reads and writes one row serves about 1,300 requests/s with p99 under 20 ms on the
-reference machine.
+screen under 100 ms, and at least 500 actions/s sustained per process; 300 students on two
+processes at least 1.5 × the total of one process (measured in the same run) with p99
+under 250 ms. Other configurations are reported, not judged. The issue's baseline, a bare
+daphne + PostgreSQL relay of the same messages measured in the same run, is not in this
+script yet: no figure is printed for it.
 
 What it does:
 
@@ -97,13 +98,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from results import load_average, record
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 PYTHON = sys.executable
 HOST = "127.0.0.1"
 
 TARGET_P99_MS = 100.0  # at 30 students, one process
-TARGET_RATE = 500.0  # applied actions/s per process
+TARGET_RATE = 500.0  # applied actions/s per process, at 30 students on one process
+TARGET_P99_MS_300 = 250.0  # at 300 students on two processes
+TARGET_SCALE = 1.5  # 300 students: two processes' total over one process's
 CHANNEL_PREFIX = "talia-live"  # config/settings.py: CHANNEL_LAYERS prefix
 STUDENTS_MAX = 300
 STALL_SECONDS = 10.0  # no message for this long: the student asks for its state again
@@ -1047,35 +1052,59 @@ def report(results: list[Result], args: argparse.Namespace) -> bool:
         f"{100 * args.wrong:g} % wrong names"
     )
     header = (
-        f"{'configuration':20} {'actions/s':>9} {'per proc':>8} {'target':>8} "
-        f"{'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'target':>8} {'own p50/p99':>12} "
+        f"{'configuration':20} {'actions/s':>9} {'per proc':>8} {'':>8} "
+        f"{'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'':>8} {'own p50/p99':>12} "
         f"{'lost races/s':>12} {'errors':>6} {'games':>5}"
     )
     print(header)
     print("-" * len(header))
     missed = False
+    judged: dict[str, list[str]] = {}
+    name = "bench_live.py"
+
+    def judge(r: Result, figure: str, measured: str, target: str, met: bool) -> None:
+        nonlocal missed
+        missed |= not record(name, f"{r.name}: {figure}", measured, target, met)
+        judged.setdefault(r.name, []).append(
+            f"{figure} {measured} (target {target}) {'ok' if met else 'MISSED'}"
+        )
+
+    one_300 = next((r for r in results if r.students == 300 and r.processes == 1), None)
     for r in results:
-        per_process = r.rate / r.processes
-        rate_ok = per_process >= TARGET_RATE
         p99 = r.pct(r.latency, 0.99)
-        latency_target = ""
         if r.students == 30 and r.processes == 1:
-            latency_ok = p99 < TARGET_P99_MS
-            latency_target = f"<{TARGET_P99_MS:g} {'ok' if latency_ok else 'MISS'}"
-            missed |= not latency_ok
-        missed |= not rate_ok
+            judge(r, "actions/s", f"{r.rate:.0f}", f">= {TARGET_RATE:g}", r.rate >= TARGET_RATE)
+            judge(r, "p99 click to opponent", f"{p99:.1f} ms", f"< {TARGET_P99_MS:g} ms", p99 < TARGET_P99_MS)
+        if r.students == 300 and r.processes == 2:
+            judge(
+                r,
+                "p99 click to opponent",
+                f"{p99:.1f} ms",
+                f"< {TARGET_P99_MS_300:g} ms",
+                p99 < TARGET_P99_MS_300,
+            )
+            if one_300 is not None:
+                scale = r.rate / max(1e-9, one_300.rate)
+                judge(
+                    r,
+                    "total over 300 x 1 process",
+                    f"{scale:.2f}x",
+                    f">= {TARGET_SCALE:g}x",
+                    scale >= TARGET_SCALE,
+                )
         errors = sum(r.errors.values())
         own = f"{r.pct(r.own, 0.5):.1f}/{r.pct(r.own, 0.99):.1f}"
         print(
-            f"{r.name:20} {r.rate:9.0f} {per_process:8.0f} "
-            f"{'≥500 ' + ('ok' if rate_ok else 'MISS'):>8} {r.pct(r.latency, 0.5):7.1f} "
-            f"{r.pct(r.latency, 0.95):7.1f} {p99:7.1f} {latency_target:>8} {own:>12} "
+            f"{r.name:20} {r.rate:9.0f} {r.rate / r.processes:8.0f} {'':>8} {r.pct(r.latency, 0.5):7.1f} "
+            f"{r.pct(r.latency, 0.95):7.1f} {p99:7.1f} {'':>8} {own:>12} "
             f"{r.refused / r.duration:12.0f} {errors:6d} {r.games:5d}"
         )
-    print(
-        "For scale (issue): a plain Django + DRF endpoint that reads and writes one row serves "
-        "about 1,300 requests/s with p99 under 20 ms on the reference machine."
-    )
+    print("Targets:")
+    for config, verdicts in judged.items():
+        print(f"  {config}: " + "; ".join(verdicts))
+    if not judged:
+        print("  none of the configurations run has a target (30x1, 300x2 with 300x1)")
+    print(f"Load average after the run: {load_average()}")
     print()
     print("Where the time goes (per configuration, during the measured window):")
     for r in results:

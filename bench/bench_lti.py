@@ -49,6 +49,8 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from results import record  # noqa: E402
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(
@@ -232,6 +234,7 @@ def main() -> int:
         print(f"  landing page (the homework) after a launch: {hops['landing'] / len(sample) * 1000:.0f} ms")
     enrolled = ClassMember.objects.filter(school_class=school_class, role="student").count()
     print(f"students in the class after their launches: {enrolled}")
+    record("bench_lti.py", "launches not redirected to the homework", str(len(bad)), "0", not bad)
     if args.no_scores:
         platform.stop()
         return 0 if not bad else 1
@@ -332,6 +335,13 @@ def main() -> int:
     print(
         f"platform's gradebook: {total - wrong} of {total} students have their Talia grade, "
         f"{wrong} missing or wrong"
+    )
+    record(
+        "bench_lti.py",
+        "scores missing or wrong on the platform",
+        f"{wrong} (delivered {delivered} of {total})",
+        "0",
+        wrong == 0 and delivered == total,
     )
     return 0 if wrong == 0 and not bad and delivered == total else 1
 

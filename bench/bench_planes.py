@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from results import record
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from content.decks import build_deck, clear_caches, deck_layouts, projective_plane  # noqa: E402
@@ -74,7 +76,7 @@ def main() -> int:
     for name, ms, target in rows:
         verdict = ""
         if target is not None:
-            ok = ms < target
+            ok = record("bench_planes.py", name, f"{ms:.2f} ms", f"< {target:g} ms", ms < target)
             failed |= not ok
             verdict = f"  target < {target:g} ms: {'ok' if ok else 'MISSED'}"
         print(f"{name:<{width}}  {ms:9.2f}{verdict}")

@@ -10,10 +10,11 @@ How it stays fast (measured by ``bench/bench_print.py``):
 
 * each symbol picture is prepared once, at print resolution, as a JPEG that
   WeasyPrint embeds unchanged and draws as one shared image (``pictures``);
-* the pages are split into one chunk per core, rendered by a process pool and
-  merged with pypdf (:func:`render_many`); the HTML is written in the calling
-  process while the pool prepares the pictures, and the workers only run
-  WeasyPrint, so they need no Django;
+* the pages are split into one chunk per core, rendered by a pool of worker
+  processes (``content.printing.pool``: started with subprocess, so a Celery prefork
+  child may use it, and kept warm between prints) and merged with pypdf
+  (:func:`render_many`); the HTML is written in the calling process while the pool
+  prepares the pictures, and the workers only run WeasyPrint, so they need no Django;
 * cards are absolutely positioned boxes, pictures ``<img>`` (no flex or grid, no
   inline SVG), repeated inline styles become classes; the shipped fonts are subset
   by HarfBuzz where Debian provides libharfbuzz-subset.
@@ -30,13 +31,12 @@ import hashlib
 import io
 import logging
 import math
-import multiprocessing
 import os
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, Future, as_completed
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +45,7 @@ from typing import Any
 from pypdf import PdfReader, PdfWriter
 
 from . import cards as faces
+from . import pool as render_pool
 from .data import (
     ActivityCardData,
     GameCard,
@@ -94,54 +95,49 @@ def workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def _context() -> multiprocessing.context.BaseContext:
-    """forkserver (its server imports WeasyPrint once), else spawn: both are safe in a
-    threaded web server, unlike fork."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["content.printing.worker"])
-        return ctx
-    return multiprocessing.get_context("spawn")
-
-
 def warm_up() -> None:
-    """Start the fork server now (it imports WeasyPrint once, ~0.5 s), e.g. when a Celery
-    worker starts, so that the first print does not wait for it."""
-    if (
-        "forkserver" in multiprocessing.get_all_start_methods()
-        and not multiprocessing.current_process().daemon
-    ):
-        _context()
-        from multiprocessing import forkserver
-
-        forkserver.ensure_running()
+    """Start this process's render pool now, so that the next print finds it warm."""
+    with render_pool.shared_pool(workers()):
+        pass
 
 
 def _open_pool(stack: ExitStack, parallel: bool, size: int) -> Executor | None:
-    """A pool of ``size`` processes, or None to work in this process.
-
-    A daemonic process (a Celery prefork child) may not start processes: there the
-    work is done in this process, with a log line saying why.
-    """
+    """This process's render pool of ``size`` workers (``content.printing.pool``: plain
+    child processes, so a daemonic Celery prefork child can use it too), or None to work
+    in this process."""
     if not parallel or size < 2:
         return None
-    if multiprocessing.current_process().daemon:
-        logger.info("Rendering in one process: a daemonic process cannot start a pool.")
-        return None
     try:
-        pool = ProcessPoolExecutor(max_workers=size, mp_context=_context())
-    except (OSError, ValueError) as error:  # no /dev/shm, no semaphores, ...
-        logger.warning("Rendering in one process: cannot start a process pool (%s).", error)
+        pool, started = stack.enter_context(render_pool.shared_pool(size))
+        if started:
+            # Find out now whether the workers run at all (a broken environment, say).
+            for future in [pool.submit(os.getpid) for _ in range(size)]:
+                future.result(timeout=60)
+    except Exception as error:  # no processes allowed, a worker that cannot import, ...
+        logger.warning("Rendering in one process: the render pool did not start (%r).", error)
         return None
-    try:
-        # Workers start on the first task: find out now whether they can start at all
-        # (e.g. "daemonic processes are not allowed to have children").
-        pool.submit(os.getpid).result(timeout=60)
-    except Exception as error:
-        pool.shutdown(wait=False, cancel_futures=True)
-        logger.warning("Rendering in one process: the process pool did not start (%r).", error)
-        return None
-    return stack.enter_context(pool)
+    this_print = _PrintShare(pool)
+    stack.callback(this_print.cancel)
+    return this_print
+
+
+class _PrintShare(Executor):
+    """One print's use of the shared pool: what it queued and has not started is dropped
+    when the print stops early (an error, Celery's soft time limit), so the next print
+    does not wait behind it."""
+
+    def __init__(self, pool: Executor) -> None:
+        self.pool = pool
+        self.futures: list[Future[Any]] = []
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future = self.pool.submit(fn, *args, **kwargs)
+        self.futures.append(future)
+        return future
+
+    def cancel(self) -> None:
+        for future in self.futures:
+            future.cancel()
 
 
 class _Tracker:
@@ -175,6 +171,13 @@ class _Tracker:
             "parent_cpu": dict(self.parent),
             "worker_cpu": {name: dict(per_pid) for name, per_pid in self.workers.items()},
         }
+
+    def render_pids(self) -> set[int]:
+        """The processes that ran WeasyPrint for this print (this one without a pool)."""
+        pids = set(self.workers.get("weasyprint", {}))
+        if "weasyprint" in self.parent:
+            pids.add(os.getpid())
+        return pids
 
     def add(self, count: int) -> None:
         self.done = min(self.total, self.done + count)
@@ -416,11 +419,16 @@ def _run(
             pool=pool,
             tracker=tracker,
         )
-    logger.debug(
-        "Printed %s: %d pages",
+    summary = tracker.summary()
+    # Read by bench/bench_print.py (the timings) and by the tests of a real worker (the
+    # processes that rendered).
+    logger.info(
+        "Printed %s: %d pages in %.2f s, rendered by %d process(es)",
         document.title,
         len(document.pages),
-        extra={"print_timings": tracker.summary()},
+        summary["wall"],
+        len(tracker.render_pids()),
+        extra={"print_timings": summary},
     )
     return pdf
 

@@ -1,6 +1,6 @@
 """What the rendering processes run: prepare pictures, turn one HTML chunk into a PDF.
 
-Imported by the worker processes (the forkserver preloads it), so it imports neither
+Imported by the render processes (``content.printing.pool``), so it imports neither
 Django nor the templates: the parent renders the HTML, a worker only calls WeasyPrint.
 """
 

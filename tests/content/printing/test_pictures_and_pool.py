@@ -102,14 +102,76 @@ def test_parallel_rendering_matches_serial_and_reports_progress(cards, symbols, 
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
 
 
-def test_a_daemonic_process_renders_alone(monkeypatch, caplog, cards, symbols, periods) -> None:
-    # A Celery prefork child is daemonic and may not start processes: print anyway.
-    from types import SimpleNamespace
+def _render_in_this_process() -> tuple[int, int, bool]:
+    """Renders Know's cards in this process; returns the pages, the render processes
+    logged and whether this process is daemonic."""
+    import logging
+    import multiprocessing
 
-    from content.printing import render
+    from content.printing.render import render_know_cards
 
-    monkeypatch.setattr(render.multiprocessing, "current_process", lambda: SimpleNamespace(daemon=True))
-    with caplog.at_level("INFO", logger="content.printing.render"):
-        pdf = render_game_cards(cards[:2], symbols, periods, PrintOptions())
-    assert len(page_texts(pdf)) == 2
-    assert "daemonic" in caplog.text
+    found: list[int] = []
+
+    class Catch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            timings = getattr(record, "print_timings", None)
+            if timings is not None:
+                found.append(len(timings["worker_cpu"].get("weasyprint", {})))
+
+    log = logging.getLogger("content.printing.render")
+    log.addHandler(Catch())
+    log.setLevel(logging.INFO)
+    pdf = render_know_cards(24, 48, PrintOptions())
+    return len(page_texts(pdf)), found[-1], multiprocessing.current_process().daemon
+
+
+def test_a_daemonic_process_renders_on_the_pool(monkeypatch) -> None:
+    # A Celery prefork child is a daemonic billiard process, which may not start
+    # multiprocessing children: the render pool's workers are started with subprocess.
+    import billiard
+
+    monkeypatch.setattr("content.printing.render.workers", lambda: 2)
+    pool = billiard.Pool(1)
+    try:
+        pages, processes, daemonic = pool.apply(_render_in_this_process)
+    finally:
+        pool.terminate()
+    assert daemonic
+    assert pages >= 4
+    assert processes == 2
+
+
+def test_a_render_process_error_reaches_the_print(monkeypatch) -> None:
+    from content.printing import pool as render_pool
+
+    with render_pool.shared_pool(2) as (pool, _):
+        future = pool.submit(int, "not a number")
+        with pytest.raises(ValueError, match="not a number"):
+            future.result(timeout=60)
+        assert pool.submit(int, "7").result(timeout=60) == 7  # the worker lives on
+
+
+def test_a_print_that_stops_early_leaves_no_work_queued_for_the_next(
+    monkeypatch, cards, symbols, periods
+) -> None:
+    from content.printing import cards as card_faces
+    from content.printing import pool as render_pool
+
+    queued: list = []
+    submit = render_pool.RenderPool.submit
+
+    def recording(self, fn, /, *args):
+        future = submit(self, fn, *args)
+        queued.append(future)
+        return future
+
+    def broken_front(*args, **kwargs):
+        raise RuntimeError("a card that cannot be drawn")
+
+    monkeypatch.setattr(render_pool.RenderPool, "submit", recording)
+    monkeypatch.setattr(card_faces, "game_front", broken_front)
+    monkeypatch.setattr("content.printing.render.workers", lambda: 2)
+    with pytest.raises(RuntimeError, match="cannot be drawn"):
+        render_game_cards(cards, symbols, periods, PrintOptions())
+    settled = [f for f in queued if f.cancelled() or f.running() or f.done()]
+    assert queued and settled == queued  # none is left waiting in the queue
