@@ -12,12 +12,11 @@ import json
 import pytest
 from django.contrib import admin
 from django.core.files.uploadedfile import SimpleUploadedFile
-
 from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
 from PIL import Image
 
-from content.models import Period, Symbol, Theme
 from config.middleware import MESSAGE
+from content.models import Period, Symbol, Theme
 from tests.factories import SymbolFactory, ThemeFactory
 
 
@@ -119,7 +118,9 @@ def test_a_multipart_patch_without_nul_reaches_the_api_with_its_file(client, tea
     assert symbol.name == "Orzeł" and symbol.picture
 
 
-def test_a_large_multipart_patch_is_checked_as_it_streams_and_still_reaches_the_api(client, teacher, settings):
+def test_a_large_multipart_patch_is_checked_as_it_streams_and_still_reaches_the_api(
+    client, teacher, settings
+):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024  # the picture alone is larger
     settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 1024
     symbol = SymbolFactory(owner=teacher, name="Kotwica")
