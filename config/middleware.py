@@ -37,6 +37,15 @@ def _has_nul(request: HttpRequest) -> bool:
     return False
 
 
+def _small(request: HttpRequest) -> bool:
+    """Whether the body may be read into memory (and kept) rather than parsed as it streams."""
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    return length <= (settings.DATA_UPLOAD_MAX_MEMORY_SIZE or length)
+
+
 def _form_has_nul(request: HttpRequest) -> bool:
     """Whether a form field holds NUL; a form Django cannot parse is left to the view.
 
@@ -45,11 +54,7 @@ def _form_has_nul(request: HttpRequest) -> bool:
     which it answers in its own way (the LTI views with their refusal page). A large
     upload is parsed as it streams in, as it would be without this check.
     """
-    try:
-        length = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        length = 0
-    kept = length <= (settings.DATA_UPLOAD_MAX_MEMORY_SIZE or length)
+    kept = _small(request)
     try:
         if kept:
             request.body  # noqa: B018 -- read and kept for a second parse
@@ -70,11 +75,7 @@ def _other_form_has_nul(request: HttpRequest) -> bool:
     its fields and files are left on the request, where Django REST framework looks when
     the body has already been read; a form that cannot be parsed is left to the view.
     """
-    try:
-        length = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        length = 0
-    kept = length <= (settings.DATA_UPLOAD_MAX_MEMORY_SIZE or length)
+    kept = _small(request)
     try:
         if request.content_type == "application/x-www-form-urlencoded":
             fields = QueryDict(request.body, encoding=request.encoding).lists() if kept else []

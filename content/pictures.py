@@ -21,6 +21,7 @@ import re
 import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -193,21 +194,18 @@ def raster_for_players(data: bytes) -> bytes:
         raise _unreadable()
     pillow_format = _PLAYER_RASTER_FORMATS[fmt]
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data), formats=[pillow_format]) as source:
-                options = _player_save_options(source, fmt, data)
-                frame = ImageOps.exif_transpose(source) or source
-                frame.load()
-                pixels = _in_srgb(frame, source.info.get("icc_profile"))
-                bare = Image.frombytes(pixels.mode, pixels.size, pixels.tobytes())
-                if pixels.mode in ("P", "PA") and pixels.palette is not None:
-                    bare.putpalette(pixels.palette)
-                if "transparency" in pixels.info and pixels.mode in ("P", "L", "RGB", "I", "I;16"):
-                    options["transparency"] = pixels.info["transparency"]
-                out = io.BytesIO()
-                bare.save(out, pillow_format, **options)
+        with _bombs_refused(), Image.open(io.BytesIO(data), formats=[pillow_format]) as source:
+            options = _player_save_options(source, fmt, data)
+            frame = ImageOps.exif_transpose(source) or source
+            frame.load()
+            pixels = _in_srgb(frame, source.info.get("icc_profile"))
+            bare = Image.frombytes(pixels.mode, pixels.size, pixels.tobytes())
+            if pixels.mode in ("P", "PA") and pixels.palette is not None:
+                bare.putpalette(pixels.palette)
+            if "transparency" in pixels.info and pixels.mode in ("P", "L", "RGB", "I", "I;16"):
+                options["transparency"] = pixels.info["transparency"]
+            out = io.BytesIO()
+            bare.save(out, pillow_format, **options)
     except PictureError:
         raise
     except Exception as error:  # Pillow raises many kinds of errors on bad input.
@@ -419,15 +417,21 @@ def _check_dimensions(width: int, height: int, min_side: int) -> None:
         )
 
 
+@contextmanager
+def _bombs_refused() -> Iterator[None]:
+    """Pillow warns (rather than raises) between MAX_IMAGE_PIXELS and twice that; turn
+    that into an error, and keep Pillow's other warnings out of the logs."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        yield
+
+
 def _inspect_raster(data: bytes, fmt: str, *, min_side: int) -> tuple[int, int]:
     """Open, verify and fully decode a PNG, JPEG or WebP; return (width, height)."""
     pillow_format = _PILLOW_FORMATS[fmt]
     try:
-        with warnings.catch_warnings():
-            # Pillow warns (rather than raises) between MAX_IMAGE_PIXELS and twice that;
-            # turn that into an error, and keep Pillow's other warnings out of the logs.
-            warnings.simplefilter("ignore")
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
+        with _bombs_refused():
             with Image.open(io.BytesIO(data), formats=[pillow_format]) as image:
                 if _PILLOW_TO_FORMAT.get(image.format or "") != fmt:
                     raise _unreadable()

@@ -64,6 +64,15 @@ def old_files(teacher):
     return {"symbol": symbol, "deck": deck, "job": job, "session": session, "item": item}
 
 
+def names_now(rows: dict) -> tuple:
+    return (
+        Symbol.objects.get(pk=rows["symbol"].pk).picture.name,
+        Deck.objects.get(pk=rows["deck"].pk).files,
+        ImportJob.objects.get(pk=rows["job"].pk).data_file.name,
+        GameSession.objects.get(pk=rows["session"].pk).assets,
+    )
+
+
 def run() -> None:
     migration.opaque_media_names(apps, None)
 
@@ -97,19 +106,9 @@ def test_old_names_become_opaque_and_every_reference_follows(old_files):
 @pytest.mark.django_db
 def test_running_it_again_changes_nothing(old_files):
     run()
-    before = (
-        Symbol.objects.get(pk=old_files["symbol"].pk).picture.name,
-        Deck.objects.get(pk=old_files["deck"].pk).files,
-        ImportJob.objects.get(pk=old_files["job"].pk).data_file.name,
-        GameSession.objects.get(pk=old_files["session"].pk).assets,
-    )
+    before = names_now(old_files)
     run()
-    after = (
-        Symbol.objects.get(pk=old_files["symbol"].pk).picture.name,
-        Deck.objects.get(pk=old_files["deck"].pk).files,
-        ImportJob.objects.get(pk=old_files["job"].pk).data_file.name,
-        GameSession.objects.get(pk=old_files["session"].pk).assets,
-    )
+    after = names_now(old_files)
     assert after == before
     assert default_storage.exists(after[0])
 
