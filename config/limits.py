@@ -8,7 +8,10 @@ live in Django's cache, per client address and per kind of guess, in fixed windo
 mode). Sign-ins are django-axes's: its authentication backend refuses a locked-out
 client on every login form (the site's and the admin's), ``SignInBackoffHandler`` below
 adds the backoff, and its rows let an operator see and lift a lockout
-(``manage.py axes_reset_username``).
+(``manage.py axes_reset_username``). Axes counts one account from one address; on top of
+it, failed sign-ins from one address over every account are capped (``signin_addresses``),
+so one machine trying many usernames runs out of tries too, while a class signing in
+with the right passwords is never counted.
 
 A refused client gets ``429 Too Many Requests`` with ``Retry-After`` and a page that says
 when to try again (``templates/429.html``).
@@ -106,6 +109,15 @@ def lti_logins_all() -> FailureLimit:
     return FailureLimit("lti-login", settings.LIMIT_LTI_LOGINS, 60)
 
 
+def signin_addresses() -> FailureLimit:
+    """Failed sign-ins from one address, whatever the account: many usernames tried from
+    one machine. Axes's per-account lockout cannot do this without also counting a class's
+    successes against its shared address, so it is a window of failures like the codes'."""
+    return FailureLimit(
+        "signin-address", settings.LIMIT_SIGNIN_ADDRESS_FAILURES, settings.LIMIT_SIGNIN_ADDRESS_WINDOW
+    )
+
+
 def too_many(request: HttpRequest, retry_after: int, *, what: str) -> HttpResponse:
     """The 429 page: what was refused, and when to try again (also as ``Retry-After``)."""
     seconds = max(1, int(retry_after))
@@ -184,8 +196,24 @@ class SignInBackoffHandler(AxesDatabaseHandler):
             until = ends if until is None else max(until, ends)
         return until if until is not None and until > timezone.now() else None
 
+    def address_locked_until(self, request: HttpRequest) -> datetime | None:
+        """When this address may try again after too many failures over every account."""
+        wait = signin_addresses().retry_after(request)
+        return None if wait is None else timezone.now() + timedelta(seconds=wait)
+
     def is_locked(self, request: HttpRequest, credentials: dict[str, Any] | None = None) -> bool:
-        return self.locked_until(request, credentials) is not None
+        return (
+            self.address_locked_until(request) is not None
+            or self.locked_until(request, credentials) is not None
+        )
+
+    def user_login_failed(
+        self, sender: Any, credentials: dict[str, Any], request: HttpRequest | None = None, **kwargs: Any
+    ) -> None:
+        # A try refused during a lockout is not a new failure (the time given stays true).
+        if request is not None and not getattr(request, "axes_locked_out", False):
+            signin_addresses().note(request)
+        super().user_login_failed(sender, credentials, request, **kwargs)
 
 
 def signin_locked_response(
@@ -195,10 +223,15 @@ def signin_locked_response(
 ) -> HttpResponse:
     """axes's lockout answer: the 429 page with the time the lockout ends."""
     handler = AxesProxyHandler.get_implementation()
-    until = handler.locked_until(request, credentials) if isinstance(handler, SignInBackoffHandler) else None
+    if isinstance(handler, SignInBackoffHandler):
+        address_until = handler.address_locked_until(request)
+        until = handler.locked_until(request, credentials)
+    else:
+        address_until = until = None
+    if address_until is not None and (until is None or address_until >= until):
+        what = _("Too many wrong passwords were typed here, for several accounts.")
+        until = address_until
+    else:
+        what = _("Too many wrong passwords were typed for this account here.")
     wait = (until - timezone.now()).total_seconds() if until else settings.LIMIT_SIGNIN_LOCKOUT
-    return too_many(
-        request,
-        math.ceil(wait),
-        what=_("Too many wrong passwords were typed for this account here."),
-    )
+    return too_many(request, math.ceil(wait), what=what)

@@ -376,6 +376,11 @@ FORWARDED_PROXY_COUNT = env.int("FORWARDED_PROXY_COUNT", default=1 if HTTPS else
 LIMIT_SIGNIN_FAILURES = env.int("LIMIT_SIGNIN_FAILURES", default=5)
 LIMIT_SIGNIN_LOCKOUT = env.int("LIMIT_SIGNIN_LOCKOUT", default=60)
 LIMIT_SIGNIN_LOCKOUT_MAX = env.int("LIMIT_SIGNIN_LOCKOUT_MAX", default=3600)
+# Failed sign-ins from one address over every account, in a window of this many seconds
+# (config/limits.py): many usernames tried from one machine. A school's classes mistype
+# far fewer; successes are never counted.
+LIMIT_SIGNIN_ADDRESS_FAILURES = env.int("LIMIT_SIGNIN_ADDRESS_FAILURES", default=60)
+LIMIT_SIGNIN_ADDRESS_WINDOW = env.int("LIMIT_SIGNIN_ADDRESS_WINDOW", default=900)
 # Codes that open nothing, per address, in a window of this many seconds: a class
 # mistypes a few; 30 students joining with the right code are never counted.
 LIMIT_CODE_FAILURES = env.int("LIMIT_CODE_FAILURES", default=30)

@@ -32,7 +32,7 @@ from django.http.response import HttpResponseBase
 from django.utils.crypto import salted_hmac
 from django.utils.http import content_disposition_header
 
-from .pictures import PictureError, svg_for_players
+from .pictures import PictureError, raster_for_players, svg_for_players
 
 __all__ = ["file_response", "picture_response", "private_folder", "random_name"]
 
@@ -110,27 +110,23 @@ def file_response(
 
 
 def picture_response(name: str) -> HttpResponseBase:
-    """A symbol's picture for a player or a quiz-taker: unnamed, and an SVG stripped of
-    anything that could say what it shows (``pictures.svg_for_players``).
+    """A symbol's picture for a player or a quiz-taker: unnamed, an SVG stripped of anything
+    that could say what it shows (``pictures.svg_for_players``) and a PNG, JPEG, WebP or GIF
+    re-encoded without its metadata (``pictures.raster_for_players``).
 
-    The caller has checked who asks. Raster pictures go like any file (by the proxy where
-    it can); an SVG is read and cleaned here, at serve time, so pictures stored before
-    this rule are covered too and the author's stored original stays as uploaded.
-    Raises Http404 when the file is missing.
+    The caller has checked who asks. Every picture is read and cleaned here, at serve
+    time, so pictures stored before these rules are covered too and the author's stored
+    original stays as uploaded; that is why a player's picture never goes by the proxy.
+    Raises Http404 when the file is missing or no longer passes the picture checks.
     """
     if not name or not default_storage.exists(name):
         raise Http404("No such picture.")
     content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
-    if content_type == "image/svg+xml":
-        with default_storage.open(name, "rb") as stored:
-            data = stored.read()
-        try:
-            body = svg_for_players(data)
-        except PictureError as error:  # a stored file that no longer passes: show nothing
-            raise Http404("No such picture.") from error
-        return _protect(HttpResponse(body, content_type=content_type), download_name=None)
-    if settings.PRIVATE_MEDIA_PREFIX and _local(name):
-        return _protect(_accel(name, content_type), download_name=None)
-    return _protect(
-        FileResponse(default_storage.open(name, "rb"), content_type=content_type), download_name=None
-    )
+    clean = svg_for_players if content_type == "image/svg+xml" else raster_for_players
+    with default_storage.open(name, "rb") as stored:
+        data = stored.read()
+    try:
+        body = clean(data)
+    except PictureError as error:  # a stored file that no longer passes: show nothing
+        raise Http404("No such picture.") from error
+    return _protect(HttpResponse(body, content_type=content_type), download_name=None)

@@ -21,6 +21,7 @@ import re
 import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +32,7 @@ from defusedxml import (  # type: ignore[import-untyped]
     ExternalReferenceForbidden,
 )
 from defusedxml.ElementTree import iterparse as _defused_iterparse  # type: ignore[import-untyped]
-from PIL import Image, ImageFile
+from PIL import Image, ImageCms, ImageFile, ImageOps, JpegImagePlugin
 
 __all__ = [
     "ALLOWED_FORMATS",
@@ -44,6 +45,7 @@ __all__ = [
     "Picture",
     "PictureError",
     "check_picture",
+    "raster_for_players",
     "sanitise_svg",
     "svg_for_players",
 ]
@@ -158,6 +160,105 @@ def svg_for_players(data: bytes) -> bytes:
     _rename_ids(root)
     played: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return played
+
+
+def raster_for_players(data: bytes) -> bytes:
+    """The copy of a stored PNG, JPEG, WebP or GIF that players and quiz-takers receive:
+    the same pixels re-encoded by Pillow with no metadata at all.
+
+    A camera or an editor writes words beside the pixels (EXIF titles and authors, PNG
+    ``tEXt``/``iTXt``/``zTXt`` comments, XMP, a JPEG or GIF comment, an ICC profile whose
+    description is free text), and any of them may name what the picture shows. Rather
+    than chase each kind, only pixels are carried over: the EXIF orientation is applied
+    first (so a photo is not turned on its side when the tag goes), an ICC profile is
+    applied by converting to sRGB (so colours stay right without it), and the picture is
+    saved from a fresh image with nothing but its transparency. A JPEG keeps its
+    quantisation tables and a lossless WebP stays lossless, so nothing visible is lost;
+    an animated GIF or WebP keeps its first frame (uploads are still pictures).
+
+    Raises :class:`PictureError` when the bytes are not a readable raster picture.
+
+    >>> from PIL import PngImagePlugin
+    >>> info = PngImagePlugin.PngInfo()
+    >>> info.add_text("Title", "Kotwica")
+    >>> image = Image.new("RGB", (64, 64), "red")
+    >>> original = io.BytesIO()
+    >>> image.save(original, "PNG", pnginfo=info)
+    >>> b"Kotwica" in raster_for_players(original.getvalue())
+    False
+    """
+    data = bytes(data)
+    _check_byte_size(len(data))
+    fmt = "gif" if data.startswith((b"GIF87a", b"GIF89a")) else _sniff(data)
+    if fmt not in _PLAYER_RASTER_FORMATS:
+        raise _unreadable()
+    pillow_format = _PLAYER_RASTER_FORMATS[fmt]
+    try:
+        with _bombs_refused(), Image.open(io.BytesIO(data), formats=[pillow_format]) as source:
+            options = _player_save_options(source, fmt, data)
+            frame = ImageOps.exif_transpose(source) or source
+            frame.load()
+            pixels = _in_srgb(frame, source.info.get("icc_profile"))
+            bare = Image.frombytes(pixels.mode, pixels.size, pixels.tobytes())
+            if pixels.mode in ("P", "PA") and pixels.palette is not None:
+                bare.putpalette(pixels.palette)
+            if "transparency" in pixels.info and pixels.mode in ("P", "L", "RGB", "I", "I;16"):
+                options["transparency"] = pixels.info["transparency"]
+            out = io.BytesIO()
+            bare.save(out, pillow_format, **options)
+    except PictureError:
+        raise
+    except Exception as error:  # Pillow raises many kinds of errors on bad input.
+        raise _unreadable() from error
+    return out.getvalue()
+
+
+_PLAYER_RASTER_FORMATS = {"png": "PNG", "jpeg": "JPEG", "webp": "WEBP", "gif": "GIF"}
+
+
+def _player_save_options(source: Image.Image, fmt: str, data: bytes) -> dict[str, Any]:
+    if fmt == "jpeg":
+        tables = getattr(source, "quantization", None)
+        if tables:  # as the source was compressed, so a second pass loses next to nothing
+            return {"qtables": tables, "subsampling": _jpeg_sampling(source)}
+        return {"quality": 95}
+    if fmt == "webp":
+        return {"lossless": True} if _webp_is_lossless(data) else {"quality": 95}
+    return {}
+
+
+def _webp_is_lossless(data: bytes) -> bool:
+    """Whether the WebP's image chunk is ``VP8L`` (lossless) rather than ``VP8 ``; the
+    chunks before it (``VP8X``, ``ICCP``, ``ANIM``) are stepped over by their sizes."""
+    position = 12
+    while position + 8 <= len(data):
+        kind = data[position : position + 4]
+        if kind in (b"VP8L", b"VP8 "):
+            return kind == b"VP8L"
+        if kind == b"ANMF":  # an animation frame holds its image chunk after 16 bytes
+            position += 8 + 16
+            continue
+        size = int.from_bytes(data[position + 4 : position + 8], "little")
+        position += 8 + size + (size & 1)
+    return False
+
+
+def _jpeg_sampling(source: Image.Image) -> int:
+    sampling: int = JpegImagePlugin.get_sampling(source)
+    return sampling if sampling >= 0 else 2
+
+
+def _in_srgb(image: Image.Image, icc: bytes | None) -> Image.Image:
+    """``image`` with its ICC profile applied (converted to sRGB), or as it is."""
+    if not icc or image.mode not in ("RGB", "RGBA", "CMYK"):
+        return image
+    try:
+        output = "RGBA" if image.mode == "RGBA" else "RGB"
+        profile, srgb = ImageCms.ImageCmsProfile(io.BytesIO(icc)), ImageCms.createProfile("sRGB")
+        converted = ImageCms.profileToProfile(image, profile, srgb, outputMode=output)
+    except (ImageCms.PyCMSError, OSError, ValueError, TypeError):
+        return image  # a profile lcms cannot read: its pixels as they are, without it
+    return converted if converted is not None else image
 
 
 # Elements whose only purpose, or whose only content, is words.
@@ -316,15 +417,21 @@ def _check_dimensions(width: int, height: int, min_side: int) -> None:
         )
 
 
+@contextmanager
+def _bombs_refused() -> Iterator[None]:
+    """Pillow warns (rather than raises) between MAX_IMAGE_PIXELS and twice that; turn
+    that into an error, and keep Pillow's other warnings out of the logs."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        yield
+
+
 def _inspect_raster(data: bytes, fmt: str, *, min_side: int) -> tuple[int, int]:
     """Open, verify and fully decode a PNG, JPEG or WebP; return (width, height)."""
     pillow_format = _PILLOW_FORMATS[fmt]
     try:
-        with warnings.catch_warnings():
-            # Pillow warns (rather than raises) between MAX_IMAGE_PIXELS and twice that;
-            # turn that into an error, and keep Pillow's other warnings out of the logs.
-            warnings.simplefilter("ignore")
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
+        with _bombs_refused():
             with Image.open(io.BytesIO(data), formats=[pillow_format]) as image:
                 if _PILLOW_TO_FORMAT.get(image.format or "") != fmt:
                     raise _unreadable()

@@ -1,4 +1,5 @@
-"""The error answers of the content API, documented on every operation.
+"""The error answers of the content API, documented on every operation; and the item
+counts of list fields, which drf-spectacular leaves out.
 
 drf-spectacular documents each operation's success; the refusals come from layers it does
 not see (authentication and permissions, the lookup of a row, validation, a NUL character
@@ -10,6 +11,8 @@ input, the messages per field.
 from __future__ import annotations
 
 from typing import Any
+
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 
 _API_PREFIX = "/api/v1/"
 _ERROR = "Error"
@@ -54,3 +57,36 @@ def error_responses(result: dict[str, Any], generator: Any, request: Any, public
                 response = responses.setdefault(code, {"description": _DESCRIPTIONS[code]})
                 response.setdefault("content", {"application/json": {"schema": reference}})
     return result
+
+
+class _ItemCounts(OpenApiSerializerFieldExtension):
+    """A list's ``minItems``/``maxItems`` as the serializer enforces them: a related list
+    with ``allow_empty=False`` (a symbol's periods) needs one item, a nested list with
+    ``min_length``/``max_length`` or ``item_counts`` (an Activity card's six terms) that
+    many. Without them the schema calls valid what the API refuses, and a client learns it
+    only by trying."""
+
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> Any:
+        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        if not isinstance(schema, dict) or schema.get("type") != "array" or direction != "request":
+            return schema
+        counted = getattr(self.target, "item_counts", (None, None))
+        least = max(
+            counted[0] or getattr(self.target, "min_length", None) or 0, 0 if self.target.allow_empty else 1
+        )
+        if least:
+            schema["minItems"] = least
+        most = counted[1] if counted[1] is not None else getattr(self.target, "max_length", None)
+        if most is not None:
+            schema["maxItems"] = most
+        return schema
+
+
+class ManyRelatedItemCounts(_ItemCounts):
+    target_class = "rest_framework.relations.ManyRelatedField"
+
+
+class NestedListItemCounts(_ItemCounts):
+    target_class = "rest_framework.serializers.ListSerializer"

@@ -40,6 +40,9 @@ from content.permissions import content_visible_to
 from content.pictures import MAX_BYTES
 from content.views import symbol_picture_url
 
+# Registers the schema's item counts (minItems, maxItems) for the list fields below.
+from . import schema as _schema  # noqa: F401
+
 
 class TextField(serializers.CharField):
     """Text, and only text: DRF's CharField turns 12 or true into "12" and "True", so a
@@ -401,12 +404,20 @@ class SymbolSetSerializer(AuthoredSerializer):
         return symbol_set
 
 
+class SixTermsSerializer(serializers.ListSerializer):
+    """A card's terms. Their count is checked with their slots in ``validate_terms`` (one
+    message that names the missing slots); ``item_counts`` only tells the schema."""
+
+    item_counts = (len(SLOTS), len(SLOTS))
+
+
 class ActivityTermSerializer(ModelSerializer):
     """One slot A–F of an Activity card: a term with 3–6 points, or a chain or a rhyme without."""
 
     class Meta:
         model = ActivityTerm
         fields = ("slot", "kind", "text", "points")
+        list_serializer_class = SixTermsSerializer
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         # The messages of ActivityTerm.clean, which the admin shows.

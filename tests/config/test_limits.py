@@ -133,6 +133,49 @@ def test_a_lockout_holds_one_account_from_one_address(person):
     )
 
 
+def classmates(count: int) -> list[str]:
+    names = [f"student{n:02d}" for n in range(count)]
+    for name in names:
+        user = UserFactory(username=name)
+        user.set_password(PASSWORD)
+        user.save()
+    return names
+
+
+def test_many_usernames_tried_from_one_address_are_capped_over_every_account(settings, person):
+    settings.LIMIT_SIGNIN_ADDRESS_FAILURES = 6
+    # One wrong password for each of six accounts: no account reaches its own limit of 5.
+    for n in range(6):
+        assert sign_in(Client(), "guess", username=f"nobody{n}").status_code == 200
+    refused = sign_in(Client(), PASSWORD)  # a real account, the right password, same address
+    assert retry_after(refused) <= settings.LIMIT_SIGNIN_ADDRESS_WINDOW
+    assert "several accounts" in refused.content.decode()
+    # The cap is the address's: the same account from elsewhere signs in.
+    elsewhere = Client(REMOTE_ADDR="198.51.100.7")
+    assert signed_in(elsewhere.post("/accounts/login/", {"username": "ola", "password": PASSWORD}))
+
+
+def test_tries_refused_by_the_address_cap_do_not_extend_it(settings, person):
+    settings.LIMIT_SIGNIN_ADDRESS_FAILURES = 3
+    for n in range(3):
+        sign_in(Client(), "guess", username=f"nobody{n}")
+    for n in range(10):
+        assert sign_in(Client(), "guess", username=f"more{n}").status_code == 429
+    assert not AccessAttempt.objects.filter(username__startswith="more").exists()
+
+
+def test_a_class_behind_one_address_signs_in_and_its_few_typos_lock_nobody_out(settings, db):
+    names = classmates(30)
+    # A few mistype first (one each, as a class does), then everyone signs in within a minute.
+    for name in names[:8]:
+        assert sign_in(Client(), "Correct horse 42", username=name).status_code == 200
+    for name in names:
+        assert signed_in(sign_in(Client(), PASSWORD, username=name)), name
+    # And again after the lesson's break: successes are never counted against the address.
+    for name in names:
+        assert signed_in(sign_in(Client(), PASSWORD, username=name)), name
+
+
 def test_an_operator_lifts_a_lockout_with_axes_reset_username(person):
     for n in range(5):
         sign_in(Client(), f"wrong {n}")

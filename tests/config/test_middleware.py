@@ -6,14 +6,18 @@ because the refusal happens before the database is asked.
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
 from django.contrib import admin
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
+from PIL import Image
 
-from content.models import Period, Theme
-from tests.factories import ThemeFactory
+from config.middleware import MESSAGE
+from content.models import Period, Symbol, Theme
+from tests.factories import SymbolFactory, ThemeFactory
 
 
 @pytest.fixture(autouse=True)
@@ -68,6 +72,75 @@ def test_nul_in_a_multipart_field_is_a_400_but_nul_in_the_file_is_not_refused_he
     )
     assert reached.status_code == 400
     assert "NUL" not in reached.content.decode()
+
+
+def png(size: int = 64) -> bytes:
+    buffer = io.BytesIO()
+    Image.effect_noise((size, size), 64).convert("RGB").save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def multipart(data: dict) -> bytes:
+    return encode_multipart(BOUNDARY, data)
+
+
+@pytest.mark.parametrize("method", ["put", "patch"])
+def test_nul_in_a_multipart_put_or_patch_field_is_a_400_and_changes_nothing(client, teacher, method):
+    symbol = SymbolFactory(owner=teacher, name="Kotwica")
+    client.force_login(teacher)
+    body = multipart({"name": "a\x00b", "picture": SimpleUploadedFile("p.png", png())})
+    response = getattr(client, method)(f"/api/v1/symbols/{symbol.pk}/", body, content_type=MULTIPART_CONTENT)
+    assert response.status_code == 400
+    assert response.json() == {"detail": MESSAGE}
+    symbol.refresh_from_db()
+    assert symbol.name == "Kotwica" and not symbol.picture
+
+
+@pytest.mark.parametrize("method", ["put", "patch"])
+def test_nul_in_a_url_encoded_put_or_patch_field_is_a_400(client, teacher, method):
+    symbol = SymbolFactory(owner=teacher, name="Kotwica")
+    client.force_login(teacher)
+    response = getattr(client, method)(
+        f"/api/v1/symbols/{symbol.pk}/", "name=a%00b", content_type="application/x-www-form-urlencoded"
+    )
+    assert response.status_code == 400
+    assert "NUL" in response.json()["detail"]
+
+
+def test_a_multipart_patch_without_nul_reaches_the_api_with_its_file(client, teacher):
+    symbol = SymbolFactory(owner=teacher, name="Kotwica")
+    client.force_login(teacher)
+    body = multipart({"name": "Orzeł", "picture": SimpleUploadedFile("p.png", png())})
+    assert b"\x00" in body  # the PNG's bytes hold NUL; a file may
+    response = client.patch(f"/api/v1/symbols/{symbol.pk}/", body, content_type=MULTIPART_CONTENT)
+    assert response.status_code == 200, response.content
+    symbol.refresh_from_db()
+    assert symbol.name == "Orzeł" and symbol.picture
+
+
+def test_a_large_multipart_patch_is_checked_as_it_streams_and_still_reaches_the_api(
+    client, teacher, settings
+):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024  # the picture alone is larger
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 1024
+    symbol = SymbolFactory(owner=teacher, name="Kotwica")
+    client.force_login(teacher)
+    picture = png(256)
+    assert len(picture) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    refused = client.patch(
+        f"/api/v1/symbols/{symbol.pk}/",
+        multipart({"name": "a\x00b", "picture": SimpleUploadedFile("p.png", picture)}),
+        content_type=MULTIPART_CONTENT,
+    )
+    assert refused.status_code == 400 and "NUL" in refused.json()["detail"]
+    reached = client.patch(
+        f"/api/v1/symbols/{symbol.pk}/",
+        multipart({"name": "Orzeł", "picture": SimpleUploadedFile("p.png", picture)}),
+        content_type=MULTIPART_CONTENT,
+    )
+    assert reached.status_code == 200, reached.content
+    symbol = Symbol.objects.get(pk=symbol.pk)
+    assert symbol.name == "Orzeł" and symbol.picture.read() == picture
 
 
 @pytest.mark.parametrize("text", ["a\x00b", "\x00"])

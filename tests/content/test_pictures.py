@@ -33,8 +33,10 @@ from content.pictures import (
     Picture,
     PictureError,
     check_picture,
+    raster_for_players,
     sanitise_svg,
 )
+from tests.content import telling_pictures
 
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_NS = "http://www.w3.org/1999/xlink"
@@ -781,3 +783,78 @@ def test_sanitise_svg_is_idempotent_on_its_output(data: bytes) -> None:
     assert sanitise_svg(once) == once
     assert_harmless(once)
     find_benign(parse(once))
+
+
+# ---------------------------------------------------------------------------
+# What players receive of a raster picture: its pixels, no metadata
+# ---------------------------------------------------------------------------
+
+TELLING = {
+    "png": telling_pictures.telling_png,
+    "jpeg": telling_pictures.telling_jpeg,
+    "webp": telling_pictures.telling_webp,
+    "gif": telling_pictures.telling_gif,
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(TELLING))
+def test_a_raster_picture_for_players_keeps_no_word_of_its_metadata(fmt: str) -> None:
+    original = TELLING[fmt]("Kotwica Polski")
+    assert "Kotwica" in telling_pictures.words_beside_pixels(original)  # the fixture tells
+    played = raster_for_players(original)
+    assert "kotwica" not in telling_pictures.words_beside_pixels(played).lower()
+    for codec in ("utf-8", "utf-16-le", "utf-16-be"):
+        assert "Kotwica".encode(codec) not in played
+    with Image.open(io.BytesIO(played)) as image:
+        assert image.format == Image.open(io.BytesIO(original)).format
+        assert not image.getexif() and "icc_profile" not in image.info
+        assert not {"xmp", "comment", "exif", "XML:com.adobe.xmp"} & set(image.info)
+
+
+def test_a_png_for_players_has_the_same_pixels_and_transparency() -> None:
+    image = telling_pictures.picture().convert("RGBA")
+    image.putpixel((0, 0), (0, 0, 0, 0))
+    played = raster_for_players(telling_pictures.telling_png("Kotwica", image))
+    with Image.open(io.BytesIO(played)) as back:
+        same = back.mode == "RGBA" and back.tobytes() == image.tobytes()
+    assert same
+
+
+def test_a_lossless_webp_for_players_stays_lossless() -> None:
+    image = telling_pictures.picture()
+    played = raster_for_players(telling_pictures.telling_webp("Kotwica", image, lossless=True))
+    with Image.open(io.BytesIO(played)) as back:
+        same = back.convert("RGB").tobytes() == image.tobytes()
+    assert same
+
+
+def test_a_jpeg_for_players_keeps_its_tables_and_looks_the_same() -> None:
+    original = telling_pictures.telling_jpeg("Kotwica")
+    played = raster_for_players(original)
+    with Image.open(io.BytesIO(original)) as before, Image.open(io.BytesIO(played)) as after:
+        assert after.quantization == before.quantization
+        differences = [abs(a - b) for a, b in zip(before.tobytes(), after.tobytes(), strict=True)]
+        assert sum(differences) / len(differences) < 2  # a second pass, not a new picture
+
+
+def test_a_photo_turned_by_its_exif_orientation_is_turned_for_players() -> None:
+    exif = Image.Exif()
+    exif[0x0112] = 6  # Orientation: rotate 90° clockwise to show
+    buffer = io.BytesIO()
+    telling_pictures.picture((96, 64)).save(buffer, "PNG", exif=exif)
+    with Image.open(io.BytesIO(raster_for_players(buffer.getvalue()))) as back:
+        assert back.size == (64, 96)
+
+
+def test_a_picture_profile_is_applied_rather_than_sent() -> None:
+    image = telling_pictures.picture()
+    played = raster_for_players(telling_pictures.telling_png("Kotwica", image))
+    with Image.open(io.BytesIO(played)) as back:  # an sRGB profile: the same colours
+        same = back.convert("RGB").tobytes() == image.tobytes()
+    assert same
+
+
+@pytest.mark.parametrize("data", [b"", b"\x89PNG\r\n\x1a\n" + b"\0" * 40, b"<svg/>", b"GIF89a"])
+def test_a_file_that_is_no_raster_picture_is_refused_for_players(data: bytes) -> None:
+    with pytest.raises(PictureError):
+        raster_for_players(data)

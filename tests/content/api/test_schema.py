@@ -127,3 +127,18 @@ def test_page_parameters_are_documented_as_counts(api, teacher):
     parameters = {p["name"]: p["schema"] for p in paths["/api/v1/themes/"]["get"]["parameters"]}
     assert parameters["limit"]["minimum"] == 1
     assert parameters["offset"]["minimum"] == 0
+
+
+def test_list_fields_say_how_many_items_the_api_takes(api, teacher):
+    """A symbol needs a period and a card six terms: the request schemas say so, so a
+    client (and the fuzzer) never sends as valid what the API refuses."""
+    schemas = api(teacher).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    schemas = schemas["components"]["schemas"]
+    for name in ("SymbolRequest", "PatchedSymbolRequest"):
+        assert schemas[name]["properties"]["periods"]["minItems"] == 1
+    for name in ("ActivityCardRequest", "PatchedActivityCardRequest"):
+        terms = schemas[name]["properties"]["terms"]
+        assert (terms["minItems"], terms["maxItems"]) == (6, 6)
+    # Lists that may be empty stay unbounded, and answers carry no request constraints.
+    assert "minItems" not in schemas["SymbolRequest"]["properties"]["themes"]
+    assert "minItems" not in schemas["Symbol"]["properties"]["periods"]
