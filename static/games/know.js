@@ -190,7 +190,7 @@ function roundQuestions(view, ctx, answerPart) {
   if (!view.round || view.round.step !== "answers") return null;
   return el("section", { className: "know-round", "aria-labelledby": "know-round-heading" },
     el("h2", { id: "know-round-heading" }, format(ctx.t("The questions of round %(n)s"), { n: view.round.number })),
-    ...view.round.questions.map((question) => el("article", { className: "know-question" },
+    ...view.round.questions.map((question) => el("article", { className: question.yours ? "know-question yours" : "know-question" },
       questionHead(question.number, question.text, ctx, question.yours ? ` · ${ctx.t("your question")}` : ""),
       el("p", { className: "know-question-text" }, question.text),
       answerPart ? answerPart(question) : null)));
