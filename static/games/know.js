@@ -468,7 +468,6 @@ function facilitatorScreen(view, payload, ctx) {
   if (view.phase === "questions") parts.push(roundProgress(view, ctx));
   if (view.phase === "answers") {
     parts.push(el("p", { className: "counts" }, format(ctx.t("Answer cards in: %(n)s"), { n: facilitator.answers_submitted })));
-    parts.push(roundQuestions(view, ctx, null));
   }
   if (view.phase === "between_rounds" && view.put_aside_rounds.length) {
     parts.push(el("p", {}, format(ctx.t("Round Decks put to one side: %(list)s."), { list: view.put_aside_rounds.join(", ") })));
@@ -478,7 +477,9 @@ function facilitatorScreen(view, payload, ctx) {
       ? ctx.t("Every question is marked. Settle any dispute by re-marking, then close the round.")
       : ctx.t("Tick the best answers of each question and mark it. Until you close the round you may re-mark any question.")));
   }
+  // The buttons before the round's questions: the facilitator reaches them without scrolling.
   parts.push(...facilitatorControls(view, ctx));
+  if (view.phase === "answers") parts.push(roundQuestions(view, ctx, null));
   const markable = new Set(legal(view, "mark").map((action) => action.question_number));
   parts.push(...resolutions(view, ctx, (question) => markable.has(question.number)));
   parts.push(setAside(view, ctx), outcomeText(view, ctx));

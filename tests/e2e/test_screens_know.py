@@ -113,6 +113,8 @@ def test_the_answer_form_fits_a_phone_and_the_round_fits_the_projector(browsing,
     teacher = signed_in(browsing, site.teacher, site.url, **TEACHER)
     open_page(teacher, url)
     expect(teacher.locator("body")).to_have_class("live")
+    expect(teacher.locator(".know-controls")).to_be_visible()
+    shoot(teacher, "know-facilitator-1366")
     assert_fits(teacher, ".know-controls")
     clean(browsing, teacher, "Know facilitator, normal view")
     teacher.get_by_role("button", name="Projector view").click()
