@@ -163,24 +163,26 @@ def test_a_duel_fits_the_phone_the_laptop_and_the_projector(browsing, demo_users
         assert not page_problems(browsing, page)
 
 
-def test_multiplayer_shows_the_middle_and_every_seat_on_the_projector(browsing, demo_users_site):
+@pytest.mark.parametrize(("variant", "middle"), [("multiplayer", False), ("warm_up", True)])
+def test_every_seat_and_the_middle_fit_the_projector(browsing, demo_users_site, variant, middle):
     site = demo_users_site
-    session = running_game(site, variant="multiplayer", players=4)
+    session = running_game(site, variant=variant, players=4)
     url = f"{site.url}/games/sessions/{session.pk}/"
 
     phone = signed_in(browsing, site.students[0], site.url, **PHONE)
     open_page(phone, url)
-    assert_both_cards_fit(phone, "multiplayer, phone")
-    clean(browsing, phone, "ZnajZnak multiplayer, phone")
+    assert_both_cards_fit(phone, f"{variant}, phone")
+    clean(browsing, phone, f"ZnajZnak {variant}, phone")
 
     projector = signed_in(browsing, site.teacher, site.url, **PROJECTOR_1080)
     open_page(projector, f"{url}?view=projector")
     assert_projector_table(projector, 4, big=True)
-    assert_fits(projector, ".seat.middle .symbols")
-    shoot(projector, "znajznak-multiplayer-projector-1080")
-    clean(browsing, projector, "ZnajZnak multiplayer, projector view 1080p")
+    expect(projector.locator(".seat.middle .symbols")).to_have_count(1 if middle else 0)
+    shoot(projector, f"znajznak-{variant}-projector-1080")
+    clean(browsing, projector, f"ZnajZnak {variant}, projector view 1080p")
     projector.set_viewport_size(PROJECTOR_720["viewport"])
     assert_projector_table(projector, 4, big=False)
-    assert_fits(projector, ".seat.middle .symbols")
+    if middle:
+        assert_fits(projector, ".seat.middle .symbols")
     for page in (phone, projector):
         assert not page_problems(browsing, page)
