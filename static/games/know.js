@@ -190,7 +190,7 @@ function roundQuestions(view, ctx, answerPart) {
   if (!view.round || view.round.step !== "answers") return null;
   return el("section", { className: "know-round", "aria-labelledby": "know-round-heading" },
     el("h2", { id: "know-round-heading" }, format(ctx.t("The questions of round %(n)s"), { n: view.round.number })),
-    ...view.round.questions.map((question) => el("article", { className: "know-question" },
+    ...view.round.questions.map((question) => el("article", { className: question.yours ? "know-question yours" : "know-question" },
       questionHead(question.number, question.text, ctx, question.yours ? ` · ${ctx.t("your question")}` : ""),
       el("p", { className: "know-question-text" }, question.text),
       answerPart ? answerPart(question) : null)));
@@ -468,7 +468,6 @@ function facilitatorScreen(view, payload, ctx) {
   if (view.phase === "questions") parts.push(roundProgress(view, ctx));
   if (view.phase === "answers") {
     parts.push(el("p", { className: "counts" }, format(ctx.t("Answer cards in: %(n)s"), { n: facilitator.answers_submitted })));
-    parts.push(roundQuestions(view, ctx, null));
   }
   if (view.phase === "between_rounds" && view.put_aside_rounds.length) {
     parts.push(el("p", {}, format(ctx.t("Round Decks put to one side: %(list)s."), { list: view.put_aside_rounds.join(", ") })));
@@ -478,7 +477,9 @@ function facilitatorScreen(view, payload, ctx) {
       ? ctx.t("Every question is marked. Settle any dispute by re-marking, then close the round.")
       : ctx.t("Tick the best answers of each question and mark it. Until you close the round you may re-mark any question.")));
   }
+  // The buttons before the round's questions: the facilitator reaches them without scrolling.
   parts.push(...facilitatorControls(view, ctx));
+  if (view.phase === "answers") parts.push(roundQuestions(view, ctx, null));
   const markable = new Set(legal(view, "mark").map((action) => action.question_number));
   parts.push(...resolutions(view, ctx, (question) => markable.has(question.number)));
   parts.push(setAside(view, ctx), outcomeText(view, ctx));

@@ -160,14 +160,73 @@ function tablePanel(view, ctx) {
     }
     rows.append(el("li", { className: "seat" }, ...parts));
   }
-  const parts = [rows];
   if (view.middle && view.middle.top) {
-    parts.unshift(el("section", { className: "middle" },
+    rows.prepend(el("li", { className: "seat middle" },
       el("h3", {}, format(ctx.t("Cards in the middle: %(n)s"), { n: view.middle.count })),
       card(view.middle.top, { label: ctx.t("The card in the middle"), owner: ctx.t("the middle card"), ctx, canStop: false })));
   }
-  return parts;
+  return [rows];
 }
+
+// --- fitting the cards to the screen ---------------------------------------------------------------
+//
+// A speed game is not played by scrolling: the cards take the room the screen has left below
+// what stands above them (the folded header, the status line, a reveal). A player's two cards
+// stand side by side or one above the other, whichever makes them larger; the table (the
+// projector's, or a spectator's) lays its cards in the rows and columns that make them largest,
+// leaving room for what stands below it too. The layout is measured, so it follows the screen
+// as it turns or a panel appears, on a phone as on a 1920×1080 projector.
+
+const GAP = 8;
+const SMALLEST = 160;
+let fitted = null;
+
+function extraHeight(items) {
+  // What an item holds besides its card (its heading, a note), as laid out now.
+  return Math.max(0, ...items.map((item) => {
+    const face = item.querySelector(".symbols");
+    return face ? item.getBoundingClientRect().height - face.getBoundingClientRect().height : 0;
+  }));
+}
+
+function bestGrid(count, width, room, extra) {
+  let best = { size: 0, columns: count };
+  for (let rows = 1; rows <= count; rows += 1) {
+    const columns = Math.ceil(count / rows);
+    const size = Math.min((width - GAP * (columns - 1)) / columns, (room - GAP * (rows - 1)) / rows - extra);
+    if (size > best.size) best = { size, columns };
+  }
+  return best;
+}
+
+function fit(area) {
+  if (!area || !area.isConnected) return;
+  const items = [...area.children];
+  if (!items.length) return;
+  const main = area.closest("main");
+  const keepBelow = area.classList.contains("seats");
+  for (let pass = 0; pass < 2; pass += 1) {
+    const box = area.getBoundingClientRect();
+    const top = box.top + window.scrollY;
+    const below = keepBelow && main ? Math.max(0, main.getBoundingClientRect().bottom - box.bottom) : 0;
+    const room = window.innerHeight - top - below - GAP;
+    const { size, columns } = bestGrid(items.length, area.clientWidth, room, extraHeight(items));
+    area.classList.add("is-fitted");
+    area.style.setProperty("--columns", String(columns));
+    area.style.setProperty("--card", `${Math.floor(Math.max(size, SMALLEST))}px`);
+  }
+}
+
+function fitLater(area) {
+  fitted = area;
+  requestAnimationFrame(() => fit(area));
+}
+
+window.addEventListener("resize", () => fitLater(fitted));
+document.addEventListener("talia:view", () => fitLater(fitted));
+// What stands above the cards grows and shrinks (a status line, the timer, an error): refit then.
+const above = new ResizeObserver(() => fitLater(fitted));
+document.querySelectorAll(".site-header, #game > :not(#board), #board").forEach((element) => above.observe(element));
 
 export function render(root, payload, ctx) {
   const view = payload.view;
@@ -235,5 +294,6 @@ export function render(root, payload, ctx) {
     parts.push(el("section", { "aria-label": ctx.t("Cards in hand") }, counts));
   }
   root.replaceChildren(...parts);
+  fitLater(root.querySelector(".cards, .seats"));
   return news;
 }
