@@ -19,6 +19,7 @@ from django.utils import timezone
 from content.models import BuildState, Deck
 from games import services, timers
 from games.engines import engine_for
+from games.play.know.selectors import know_log_downloadable
 
 from .models import ClassDuel, ClassRun, GameSession, Participant, PracticeAssignment, PracticeRun
 
@@ -173,7 +174,6 @@ def can_download_log(*, session: GameSession, participant: Participant | None) -
     """Only a finished game's log, and only to the people who were in it."""
     if session.game == "know":
         # A Know log links players to Team IDs and answers: see games.play.know.selectors.
-        from games.play.know.selectors import know_log_downloadable
 
         return know_log_downloadable(session=session, participant=participant)
     return participant is not None and session.status == GameSession.Status.FINISHED

@@ -35,6 +35,7 @@ from content.models import Symbol
 from games import classroom, timers
 from games.engines import engine_for, znajznak
 from games.engines.base import ActionError, IllegalAction, InvalidAction, InvalidSetup, rng_for
+from games.signals import knowledge_game_finished, practice_run_finished
 
 from .models import (
     ActionRecord,
@@ -506,13 +507,12 @@ def _end_effects(session: GameSession, state: Any) -> None:
         _practice_result(session, state)
     if session.game == "knowledge":
         from games.play.knowledge.services import knowledge_progress_record
-        from lms import grading
 
         # Every guess counts for progress when the game ends, whether or not anybody opens
         # the results page afterwards (the record is idempotent: the page adds nothing).
         knowledge_progress_record(session=session)
         session.refresh_from_db(fields=["assets"])
-        grading.game_session_finished(session=session)  # a Knowledge? game set as homework
+        knowledge_game_finished.send(sender=GameSession, session=session)  # a homework, perhaps
 
 
 def _namings_record(
@@ -1054,9 +1054,7 @@ def _practice_result(session: GameSession, state: Any) -> None:
     run.named_wrong = len(mine) - run.named_right
     run.reason = str(outcome.get("reason") or "")
     run.save(update_fields=["finished", "won", "seconds", "named_right", "named_wrong", "reason"])
-    from lms.grading import submission_graded  # homework: the class's gradebook follows
-
-    submission_graded(practice_run=run)
+    practice_run_finished.send(sender=PracticeRun, run=run)  # homework: the class's gradebook follows
 
 
 # --- the log --------------------------------------------------------------------------------
