@@ -257,16 +257,6 @@ def _current_duel(run: ClassRun, member: Participant) -> ClassDuel | None:
     return None
 
 
-def class_member(*, run: ClassRun, participant: Participant) -> Participant | None:
-    """The lobby participant a duel's participant is (same account, or same guest token)."""
-    members = run.lobby.participants.filter(role=Participant.Role.PLAYER)
-    if participant.user_id is not None:
-        return members.filter(user_id=participant.user_id).first()
-    if participant.token:
-        return members.filter(user__isnull=True, token=participant.token).first()
-    return None
-
-
 def class_duel_for(*, run: ClassRun, member: Participant) -> ClassDuel | None:
     """``member``'s duel in the current round (``None``: not paired this round)."""
     return _current_duel(run, member)

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.apps import apps
 from django.db.models import QuerySet
+from django.urls import reverse
 
 from content.models import BuildState
 from games.quiz import services as quiz_services
@@ -72,22 +73,6 @@ def attempt_fraction(attempt: Any) -> Decimal:
     return max(Decimal(0), min(Decimal(1), score / maximum))
 
 
-def attempt_is_open(attempt: Any) -> bool:
-    """Whether the student may still answer (not handed in, not past its deadline)."""
-    return bool(attempt.is_open)
-
-
-#: The quiz pages' names for taking an attempt, the first that exists is used.
-ATTEMPT_URL_NAMES = ("quiz:attempt", "quiz:attempt_take", "games:quiz_attempt")
-
-
-def attempt_url(attempt: Any) -> str | None:
-    """Where the student takes (or resumes) ``attempt``; ``None`` while no quiz page exists."""
-    from django.urls import NoReverseMatch, reverse
-
-    for name in ATTEMPT_URL_NAMES:
-        try:
-            return reverse(name, args=[attempt.pk])
-        except NoReverseMatch:
-            continue
-    return None
+def attempt_url(attempt: Any) -> str:
+    """Where the student takes (or resumes) ``attempt``."""
+    return reverse("quiz:attempt", args=[attempt.pk])
