@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from games.models import NamingRecord
 from lms.classes import quizzes
-from lms.lti.outbox import score_enqueue
+from lms.lti import outbox
 from lms.models import Grade, Submission
 
 CENT = Decimal("0.01")
@@ -161,7 +161,7 @@ def grade_recompute(*, assignment: Any, student_id: int) -> Any:
     grade.max_score = counted.max_score
     grade.save()
     if changed_score:
-        score_enqueue(grade=grade)
+        outbox.score_enqueue(grade=grade)
     return grade
 
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from content.models import KnowledgeBoard, KnowledgeQuestion, Status
 from games.engines import knowledge
 from games.engines.base import InvalidSetup
 from games.engines.knowledge_board import (
@@ -593,7 +594,6 @@ class Command(BaseCommand):
                 raise CommandError(f"The board cannot be read: {error}") from error
         if not options["board"]:
             return default_board(), "Talia default board (engine)"
-        from content.models import KnowledgeBoard
 
         key = options["board"]
         found = (
@@ -616,7 +616,6 @@ class Command(BaseCommand):
             except (OSError, ValueError) as error:
                 raise CommandError(f"The question pool cannot be read: {error}") from error
             return rows, options["pool_json"]
-        from content.models import KnowledgeQuestion, Status
 
         questions = KnowledgeQuestion.objects.filter(status=Status.PUBLISHED)
         if options["tag"]:
