@@ -1,0 +1,139 @@
+"""Geometry of the classroom's screens, measured in the browser (issue 18, items 1 and 2).
+
+The screens a lesson uses, as Playwright context options (``browsing.new_page(**PHONE)``),
+and assertions on what the page laid out: a playing surface inside the viewport with the
+page at the top (nothing to scroll to), type sizes, tap targets, no sideways scrolling.
+Each assertion names the selector and the numbers it found, so a failure says what moved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from playwright.sync_api import Page
+
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 360, "height": 740},
+    "has_touch": True,
+    "is_mobile": True,
+}
+PHONE_LANDSCAPE: dict[str, Any] = {
+    "viewport": {"width": 740, "height": 360},
+    "has_touch": True,
+    "is_mobile": True,
+}
+TEACHER: dict[str, Any] = {"viewport": {"width": 1366, "height": 768}}
+PROJECTOR_1080: dict[str, Any] = {"viewport": {"width": 1920, "height": 1080}}
+PROJECTOR_720: dict[str, Any] = {"viewport": {"width": 1280, "height": 720}}
+
+# At 1920×1080 in the projector view: read from the back of the room.
+PROJECTOR_BODY_PX = 32
+PROJECTOR_NUMBER_PX = 64
+TAP_PX = 44
+
+# Rounding of sub-pixel layout: a box may end a fraction of a pixel past the edge.
+_SLACK = 0.5
+
+
+@dataclass(frozen=True)
+class Box:
+    x: float
+    y: float
+    width: float
+    height: float
+
+    @property
+    def right(self) -> float:
+        return self.x + self.width
+
+    @property
+    def bottom(self) -> float:
+        return self.y + self.height
+
+
+def viewport(page: Page) -> tuple[int, int]:
+    """The layout viewport (without scroll bars) as the page sees it."""
+    size = page.evaluate(
+        "() => [document.documentElement.clientWidth, document.documentElement.clientHeight]"
+    )
+    return int(size[0]), int(size[1])
+
+
+def box(page: Page, selector: str) -> Box:
+    """The first visible match's box relative to the viewport, the page scrolled to its top."""
+    page.evaluate("() => window.scrollTo(0, 0)")
+    element = page.locator(selector).locator("visible=true").first
+    element.wait_for(state="visible")
+    rect = element.evaluate(
+        "(e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }"
+    )
+    return Box(*(float(v) for v in rect))
+
+
+def assert_fits(page: Page, selector: str) -> Box:
+    """The element lies inside the viewport with the page at its top: no scrolling needed."""
+    found = box(page, selector)
+    width, height = viewport(page)
+    assert found.width > 0 and found.height > 0, f"{selector} has no size: {found}"
+    assert found.x >= -_SLACK and found.y >= -_SLACK, f"{selector} starts off screen: {found}"
+    assert found.right <= width + _SLACK and found.bottom <= height + _SLACK, (
+        f"{selector} ends at x={found.right:.0f}, y={found.bottom:.0f}, "
+        f"outside the {width}×{height} viewport: {found}"
+    )
+    return found
+
+
+def assert_no_page_scroll(page: Page) -> None:
+    """The document is no taller and no wider than the viewport."""
+    size = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
+    )
+    width, height = viewport(page)
+    assert size[0] <= width and size[1] <= height, (
+        f"The page is {size[0]}×{size[1]} in a {width}×{height} viewport: it scrolls"
+    )
+
+
+def assert_no_horizontal_overflow(page: Page) -> None:
+    """Nothing makes the page scroll sideways."""
+    scroll_width = page.evaluate("() => document.documentElement.scrollWidth")
+    width, _ = viewport(page)
+    assert scroll_width <= width, f"The page is {scroll_width} px wide in a {width}-px viewport"
+
+
+def font_px(page: Page, selector: str) -> float:
+    """The computed font size, in CSS pixels, of the first visible match."""
+    element = page.locator(selector).locator("visible=true").first
+    element.wait_for(state="visible")
+    return float(element.evaluate("(e) => parseFloat(getComputedStyle(e).fontSize)"))
+
+
+def assert_font_at_least(page: Page, selector: str, min_px: float) -> float:
+    size = font_px(page, selector)
+    assert size >= min_px, f"{selector} is set in {size:.1f} px, under {min_px} px"
+    return size
+
+
+def assert_tap_targets(page: Page, selector: str, min_px: float = TAP_PX) -> int:
+    """Every visible match is at least min_px × min_px; returns how many were measured."""
+    sizes = page.locator(selector).evaluate_all(
+        """(elements) => elements
+            .filter((e) => e.getClientRects().length > 0
+                && getComputedStyle(e).visibility !== "hidden")
+            .map((e) => {
+                const r = e.getBoundingClientRect();
+                const name = (e.getAttribute("aria-label") || e.textContent || e.tagName).trim();
+                return [name.slice(0, 40), r.width, r.height];
+            })"""
+    )
+    small = [s for s in sizes if s[1] < min_px - _SLACK or s[2] < min_px - _SLACK]
+    assert sizes, f"No visible {selector} to measure"
+    assert not small, f"Tap targets under {min_px} px ({selector}): " + ", ".join(
+        f"{name!r} {w:.0f}×{h:.0f}" for name, w, h in small
+    )
+    return len(sizes)
+
+
+def projector_view(page: Page) -> bool:
+    return page.evaluate("() => document.documentElement.dataset.view === 'projector'") is True
