@@ -86,13 +86,19 @@ def test_the_knowledge_board_and_its_slots_fill_the_projector_without_scrolling(
             assert_fits(page, selector)
         board = assert_fits(page, ".knowledge-board")
         # The board, not the text, is what grows: most of the screen's height.
-        assert board.height >= 0.7 * screen["viewport"]["height"], f"{where}: the board is {board.height} px tall"
+        assert board.height >= 0.7 * screen["viewport"]["height"], (
+            f"{where}: the board is {board.height} px tall"
+        )
         if name == "1920×1080":
             assert_font_at_least(page, ".knowledge-status .key-number", PROJECTOR_NUMBER_PX)
             for selector in (".knowledge-status", ".slot"):
                 assert_font_at_least(page, selector, PROJECTOR_BODY_PX)
             if variant == "basic":
-                for selector in (".front-cards .card-front", ".last-move .explanation", ".last-move .card-back"):
+                for selector in (
+                    ".front-cards .card-front",
+                    ".last-move .explanation",
+                    ".last-move .card-back",
+                ):
                     assert_font_at_least(page, selector, PROJECTOR_BODY_PX)
         accessible(browsing, page, where)
 
@@ -137,7 +143,10 @@ def test_the_activity_board_fills_the_projector_and_its_controls_fit_a_phone(bro
     site = demo_site
     session = running_game(site.teacher_user)
     for name, screen in PROJECTORS:
-        for address, who in (("?view=projector", "the teacher's page"), ("?screen=projector", "the second screen")):
+        for address, who in (
+            ("?view=projector", "the teacher's page"),
+            ("?screen=projector", "the second screen"),
+        ):
             page = browsing.new_page(**screen)
             sign_in(page, site.url, site.teacher.username, site.teacher.password)
             open_page(page, f"{site.url}/games/sessions/{session.pk}/{address}")
@@ -146,7 +155,9 @@ def test_the_activity_board_fills_the_projector_and_its_controls_fit_a_phone(bro
             where = f"Activity, {who} on a {name} projector"
             assert_no_page_scroll(page)
             board = assert_fits(page, ".activity-board-svg")
-            assert board.width >= 0.55 * screen["viewport"]["width"], f"{where}: the board is {board.width} px wide"
+            assert board.width >= 0.55 * screen["viewport"]["width"], (
+                f"{where}: the board is {board.width} px wide"
+            )
             for selector in (".activity-turn", ".activity-teams-list"):
                 assert_fits(page, selector)
             if who == "the teacher's page":
@@ -158,7 +169,9 @@ def test_the_activity_board_fills_the_projector_and_its_controls_fit_a_phone(bro
             accessible(browsing, page, where)
 
     # The representative's phone: the draw button, then the term, the hourglass and the outcomes.
-    representative = Participant.objects.get(session=session, player_id=session.state["teams"][0]["representative"])
+    representative = Participant.objects.get(
+        session=session, player_id=session.state["teams"][0]["representative"]
+    )
     phone = browsing.new_page(**PHONE)
     sign_in(phone, site.url, representative.user.username, "pass-word-123")
     open_page(phone, f"{site.url}/games/sessions/{session.pk}/")
