@@ -193,7 +193,7 @@ function boardSvg(view, ctx, highlighted) {
     }));
     const label = finish ? "⚑" : space ? space.letter : "";
     root.append(svg("text", {
-      x: x.toFixed(1), y: y.toFixed(1), "font-size": (disc * 1.45).toFixed(0), "text-anchor": "middle",
+      x: x.toFixed(1), y: y.toFixed(1), "font-size": (disc * 1.55).toFixed(0), "text-anchor": "middle",
       "dominant-baseline": "central", fill: space ? INK[space.colour] : "#1a1a1a", "font-weight": "bold",
     }, label));
   });
