@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browsing import axe_violations, describe_violations, open_page, sign_in
+from tests.e2e.browsing import open_page, sign_in
 from tests.e2e.geometry import (
     PHONE,
     PHONE_LANDSCAPE,
@@ -33,22 +33,12 @@ from tests.e2e.geometry import (
 )
 from tests.e2e.test_activity_turn import running_game
 from tests.e2e.test_knowledge_round import solo_game
+from tests.e2e.test_screen_contract import benign
+from tests.e2e.test_screen_contract import no_problems as accessible
 
 pytestmark = pytest.mark.e2e
 
 PROJECTORS = (("1920×1080", PROJECTOR_1080), ("1280×720", PROJECTOR_720))
-
-
-def benign(problem: str) -> bool:
-    # The WSGI live server refuses the WebSocket: the pages poll instead.
-    return "WebSocket" in problem or "/ws/sessions/" in problem
-
-
-def accessible(browsing: Any, page: Any, where: str) -> None:
-    violations = axe_violations(page)
-    assert not violations, describe_violations(where, violations)
-    problems = [p for p in browsing.problems(page) if not benign(p)]
-    assert not problems, f"{where}: {problems}"
 
 
 def finish(browsing: Any, *pages: Any) -> None:
