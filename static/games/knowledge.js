@@ -400,7 +400,8 @@ export function render(root, payload, ctx) {
     const lastCard = view.slots[last.marker] && view.slots[last.marker].id === last.card
       ? view.slots[last.marker]
       : view.abandoned.find((c) => c.id === last.card);
-    side.append(el("section", { className: "last-move", "aria-labelledby": "last-move-heading" },
+    // Focusable: on the projector it may scroll inside the loop's middle (a keyboard reaches it).
+    side.append(el("section", { className: "last-move", "aria-labelledby": "last-move-heading", tabindex: "0" },
       el("h2", { id: "last-move-heading" }, ctx.t("The card back")),
       lastCard ? el("p", { className: "card-front small" }, lastCard.front || "") : null,
       lastCard && lastCard.back ? el("p", { className: "card-back" }, lastCard.back) : null,
