@@ -221,9 +221,9 @@ def test_the_workshop_lead_page_is_live_with_a_projector_view_and_a_join_strip(b
         accessible(browsing, page, f"the workshop's lead page on a {name} projector")
         finish(browsing, page)
 
-    # The student's phone: the card's name and picture in the first screen.
-    open_page(student, f"{site.url}/games/workshops/{workshop.pk}/")
-    expect(student.locator(".card-name")).to_be_visible()
+    # The student's phone: the dealt card arrives by polling, its name and picture in the first
+    # screen (no reload: a reload would cut a poll short).
+    expect(student.locator(".card-name")).to_be_visible(timeout=20_000)
     assert_no_horizontal_overflow(student)
     for selector in (".card-name", ".card-picture"):
         assert_fits(student, selector)
