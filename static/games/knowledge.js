@@ -280,7 +280,11 @@ function frontCard(card, ctx, { selectable, selected, onselect }) {
     el("p", { className: "card-category" }, categoryName(card.category, ctx)),
     el("p", { className: "card-front" }, card.front || ctx.t("(no text on the front)")),
   ];
-  if (!selectable) return el("article", { className: "quiz-card front", "data-card": card.id }, ...body);
+  if (!selectable) {
+    // Focusable: on a phone a long front scrolls inside its card (a keyboard reaches it).
+    body[1].setAttribute("tabindex", "0");
+    return el("article", { className: "quiz-card front", "data-card": card.id }, ...body);
+  }
   return el("button", {
     type: "button", className: `quiz-card front${selected ? " selected" : ""}`, "aria-pressed": selected ? "true" : "false",
     "data-focus-key": `card-${card.id}`, "data-card": card.id, onclick: onselect,
