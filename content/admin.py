@@ -12,6 +12,7 @@ from adminsortable2.admin import SortableAdminBase, SortableTabularInline
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.widgets import AdminFileWidget
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q, QuerySet
 from django.forms.models import BaseInlineFormSet
@@ -83,11 +84,7 @@ class AuthoredAdmin(admin.ModelAdmin):
 
     def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         if db_field.name == "editors":
-            from lms.models import Role, User
-
-            kwargs["queryset"] = User.objects.filter(
-                role__in=[Role.TEACHER, Role.ADMIN], is_active=True
-            ).exclude(pk=request.user.pk)
+            kwargs["queryset"] = get_user_model().objects.teaching().exclude(pk=request.user.pk)
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:

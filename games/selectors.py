@@ -10,6 +10,7 @@ raw state.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
 from django.db.models import QuerySet
@@ -17,8 +18,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from content.models import BuildState, Deck
-from games import services, timers
-from games.engines import engine_for
+from games import timers
+from games.engines import engine_for, znajznak
+from games.play.know.selectors import know_log_downloadable
 
 from .models import ClassDuel, ClassRun, GameSession, Participant, PracticeAssignment, PracticeRun
 
@@ -173,7 +175,6 @@ def can_download_log(*, session: GameSession, participant: Participant | None) -
     """Only a finished game's log, and only to the people who were in it."""
     if session.game == "know":
         # A Know log links players to Team IDs and answers: see games.play.know.selectors.
-        from games.play.know.selectors import know_log_downloadable
 
         return know_log_downloadable(session=session, participant=participant)
     return participant is not None and session.status == GameSession.Status.FINISHED
@@ -257,16 +258,6 @@ def _current_duel(run: ClassRun, member: Participant) -> ClassDuel | None:
     return None
 
 
-def class_member(*, run: ClassRun, participant: Participant) -> Participant | None:
-    """The lobby participant a duel's participant is (same account, or same guest token)."""
-    members = run.lobby.participants.filter(role=Participant.Role.PLAYER)
-    if participant.user_id is not None:
-        return members.filter(user_id=participant.user_id).first()
-    if participant.token:
-        return members.filter(user__isnull=True, token=participant.token).first()
-    return None
-
-
 def class_duel_for(*, run: ClassRun, member: Participant) -> ClassDuel | None:
     """``member``'s duel in the current round (``None``: not paired this round)."""
     return _current_duel(run, member)
@@ -301,7 +292,7 @@ def practice_info(*, session: GameSession) -> dict[str, Any] | None:
     run = PracticeRun.objects.filter(session=session).first()
     if run is None:
         return None
-    due = services.practice_due(run=run, session=session)
+    due = practice_due(run=run, session=session)
     return {
         "mode": run.mode,
         "bot": reverse("games:session_bot", args=[session.pk]),
@@ -340,3 +331,33 @@ def decks_playable_by(user: Any) -> QuerySet[Deck]:
     """Built decks a teacher may start a game from: their own (an admin: all)."""
     decks = Deck.objects.filter(state=BuildState.DONE)
     return decks if user.is_admin else decks.filter(owner=user)
+
+
+#: Against the clock nobody else says STOP: a wrong STOP's wait (note a) ends after this.
+CLOCK_PENALTY_SECONDS = 3
+
+
+def practice_due(*, run: PracticeRun, session: GameSession, now: Any = None) -> tuple[str, float] | None:
+    """When the opponent (or the clock) acts next on ``session`` as stored: (what, seconds from now).
+
+    ``None`` when it waits for the student. Timed from the server's clock: the moment
+    of the last action (``session.updated``) and the practice's start.
+    """
+    if session.status != GameSession.Status.RUNNING or session.state is None:
+        return None
+    now = now or timezone.now()
+    state = znajznak.state_from_dict(session.state)
+    candidates: list[tuple[str, float]] = []
+    if state.timer:
+        ends = session.time_up_at or run.started + timedelta(seconds=float(state.timer))
+        candidates.append(("time_up", (ends - now).total_seconds()))
+    since = (now - session.updated).total_seconds()
+    if state.phase == znajznak.LOOKING:
+        if run.mode == PracticeRun.Mode.BOT and "p2" not in state.penalised:
+            candidates.append(("find", float(run.bot_seconds) - since))
+        elif run.mode == PracticeRun.Mode.CLOCK and "p1" in state.penalised:
+            candidates.append(("lift_penalty", CLOCK_PENALTY_SECONDS - since))
+    if not candidates:
+        return None
+    what, wait = min(candidates, key=lambda item: item[1])
+    return what, max(0.0, wait)

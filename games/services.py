@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -32,9 +31,10 @@ from django.utils.translation import gettext as _
 
 from content.decks import DeckError, build_deck
 from content.models import Symbol
-from games import classroom, timers
+from games import classroom, selectors, timers
 from games.engines import engine_for, znajznak
 from games.engines.base import ActionError, IllegalAction, InvalidAction, InvalidSetup, rng_for
+from games.signals import knowledge_game_finished, practice_run_finished
 
 from .models import (
     ActionRecord,
@@ -489,9 +489,9 @@ def _apply_locked(session: GameSession, engine: Any, player_id: str | None, acti
     session.save(update_fields=fields)
     if engine.is_terminal(state) and end_has_effects(session):
         _end_effects(session, state)
-    from games.selectors import session_broadcast  # the selectors read through this module
-
-    _publish_on_commit(session, session_broadcast(session=session, participants=participants, state=state))
+    _publish_on_commit(
+        session, selectors.session_broadcast(session=session, participants=participants, state=state)
+    )
     return state
 
 
@@ -506,13 +506,12 @@ def _end_effects(session: GameSession, state: Any) -> None:
         _practice_result(session, state)
     if session.game == "knowledge":
         from games.play.knowledge.services import knowledge_progress_record
-        from lms import grading
 
         # Every guess counts for progress when the game ends, whether or not anybody opens
         # the results page afterwards (the record is idempotent: the page adds nothing).
         knowledge_progress_record(session=session)
         session.refresh_from_db(fields=["assets"])
-        grading.game_session_finished(session=session)  # a Knowledge? game set as homework
+        knowledge_game_finished.send(sender=GameSession, session=session)  # a homework, perhaps
 
 
 def _namings_record(
@@ -856,8 +855,6 @@ def class_run_finish(*, run: ClassRun, by: Any) -> None:
 #: The simulated opponent of self-practice when the teacher set nothing.
 BOT_DEFAULT_SECONDS = Decimal("8")
 BOT_DEFAULT_ACCURACY = 80
-#: Against the clock nobody else says STOP: a wrong STOP's wait (note a) ends after this.
-CLOCK_PENALTY_SECONDS = 3
 
 
 def _code_new() -> str:
@@ -966,32 +963,6 @@ class BotTurn:
     wait: float | None = None
 
 
-def practice_due(*, run: PracticeRun, session: GameSession, now: Any = None) -> tuple[str, float] | None:
-    """When the opponent (or the clock) acts next on ``session`` as stored: (what, seconds from now).
-
-    ``None`` when it waits for the student. Timed from the server's clock: the moment
-    of the last action (``session.updated``) and the practice's start.
-    """
-    if session.status != GameSession.Status.RUNNING or session.state is None:
-        return None
-    now = now or timezone.now()
-    state = znajznak.state_from_dict(session.state)
-    candidates: list[tuple[str, float]] = []
-    if state.timer:
-        ends = session.time_up_at or run.started + timedelta(seconds=float(state.timer))
-        candidates.append(("time_up", (ends - now).total_seconds()))
-    since = (now - session.updated).total_seconds()
-    if state.phase == znajznak.LOOKING:
-        if run.mode == PracticeRun.Mode.BOT and "p2" not in state.penalised:
-            candidates.append(("find", float(run.bot_seconds) - since))
-        elif run.mode == PracticeRun.Mode.CLOCK and "p1" in state.penalised:
-            candidates.append(("lift_penalty", CLOCK_PENALTY_SECONDS - since))
-    if not candidates:
-        return None
-    what, wait = min(candidates, key=lambda item: item[1])
-    return what, max(0.0, wait)
-
-
 def practice_bot_act(*, session_id: int, version: int, now: Any = None) -> BotTurn:
     """The simulated opponent's move, if its time has come and the game is still at ``version``.
 
@@ -1014,7 +985,7 @@ def practice_bot_act(*, session_id: int, version: int, now: Any = None) -> BotTu
         if session.version != version:
             return BotTurn(False, "stale")
         now = now or timezone.now()
-        due = practice_due(run=run, session=session, now=now)
+        due = selectors.practice_due(run=run, session=session, now=now)
         if due is None:
             return BotTurn(False, "waiting")
         what, wait = due
@@ -1054,9 +1025,7 @@ def _practice_result(session: GameSession, state: Any) -> None:
     run.named_wrong = len(mine) - run.named_right
     run.reason = str(outcome.get("reason") or "")
     run.save(update_fields=["finished", "won", "seconds", "named_right", "named_wrong", "reason"])
-    from lms.grading import submission_graded  # homework: the class's gradebook follows
-
-    submission_graded(practice_run=run)
+    practice_run_finished.send(sender=PracticeRun, run=run)  # homework: the class's gradebook follows
 
 
 # --- the log --------------------------------------------------------------------------------

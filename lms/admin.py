@@ -4,6 +4,7 @@ from django.utils.translation import gettext_lazy as _
 
 from . import privacy
 from .models import Assignment, ClassMember, Grade, Role, SchoolClass, Submission, User
+from .services import user_set_role
 
 
 @admin.register(User)
@@ -47,7 +48,6 @@ class UserAdmin(DjangoUserAdmin):
         return privacy.student_data_download(student=students[0], by=request.user)
 
     def save_model(self, request, obj, form, change):
-        from .services import user_set_role
 
         super().save_model(request, obj, form, change)
         if not change or "role" in form.changed_data:

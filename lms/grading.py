@@ -2,8 +2,9 @@
 
 Contract (kept stable for the games and the LTI tool):
 
-- ``games`` calls :func:`submission_graded` inside the transaction that graded a quiz
-  attempt or finished a practice run. If that attempt belongs to an assignment, the
+- ``games`` sends ``games.signals.quiz_attempt_graded`` or ``practice_run_finished`` inside
+  the transaction that graded a quiz attempt or finished a practice run, and
+  ``lms/receivers.py`` calls :func:`submission_graded`. If that attempt belongs to an assignment, the
   submission's score is stored, the assignment's attempt policy (best, last, first) picks
   the counted grade, and, when the counted grade changed, the LTI outbox gets a row
   (``lms.lti.outbox.score_enqueue``) in the same transaction.
@@ -22,6 +23,11 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+
+from games.models import NamingRecord
+from lms.classes import quizzes
+from lms.lti import outbox
+from lms.models import Grade, Submission
 
 CENT = Decimal("0.01")
 
@@ -54,16 +60,17 @@ def knowledge_fraction(session: Any) -> Decimal:
     return Decimal(sum(bool(play["guess_correct"]) for play in guesses)) / Decimal(len(guesses))
 
 
-def _quiz_fraction(attempt: Any) -> Decimal:
-    from lms.classes import quizzes
-
-    return quizzes.attempt_fraction(attempt)
+def practice_fraction_at(run: Any, until: datetime) -> Decimal:
+    """A practice game's score from the namings made up to ``until`` (the due time)."""
+    namings = NamingRecord.objects.filter(
+        session_id=run.session_id, participant__player_id="p1", created__lte=until
+    )
+    right = namings.filter(correct=True).count()
+    return practice_fraction(run, right=right, wrong=namings.count() - right)
 
 
 def submission_graded(*, quiz_attempt: Any = None, practice_run: Any = None) -> None:
     """Record the score of a graded quiz attempt or finished practice run for its assignment."""
-    from lms.models import Submission
-
     if (quiz_attempt is None) == (practice_run is None):
         raise TypeError("submission_graded() takes one of quiz_attempt= or practice_run=")
     with transaction.atomic():
@@ -75,7 +82,9 @@ def submission_graded(*, quiz_attempt: Any = None, practice_run: Any = None) -> 
             due_at = submission.assignment.due_at
             handed_in = quiz_attempt.submitted_at
             at_due = due_at is not None and handed_in is not None and handed_in >= due_at
-            submission_score(submission=submission, fraction=_quiz_fraction(quiz_attempt), at_due=at_due)
+            submission_score(
+                submission=submission, fraction=quizzes.attempt_fraction(quiz_attempt), at_due=at_due
+            )
             return
         submission = submissions.filter(practice_run=practice_run).first()
         if submission is None or submission.graded_at_due:
@@ -83,10 +92,8 @@ def submission_graded(*, quiz_attempt: Any = None, practice_run: Any = None) -> 
         due_at = submission.assignment.due_at
         if due_at is not None and practice_run.finished is not None and practice_run.finished > due_at:
             # Finished after the due time before anything graded it: count what was done by then.
-            from lms.classes.services import _practice_fraction_at
-
             submission_score(
-                submission=submission, fraction=_practice_fraction_at(practice_run, due_at), at_due=True
+                submission=submission, fraction=practice_fraction_at(practice_run, due_at), at_due=True
             )
             return
         fraction = practice_fraction(
@@ -131,9 +138,6 @@ def counted_submission(assignment: Any, graded: list[Any]) -> Any:
 @transaction.atomic
 def grade_recompute(*, assignment: Any, student_id: int) -> Any:
     """Choose the counted grade again; queue it for the LMS when it changed. Returns the grade."""
-    from lms.lti.outbox import score_enqueue
-    from lms.models import Grade, Submission
-
     graded = list(
         Submission.objects.filter(
             assignment=assignment, student_id=student_id, status=Submission.Status.GRADED
@@ -157,23 +161,32 @@ def grade_recompute(*, assignment: Any, student_id: int) -> Any:
     grade.max_score = counted.max_score
     grade.save()
     if changed_score:
-        score_enqueue(grade=grade)
+        outbox.score_enqueue(grade=grade)
     return grade
 
 
 def game_session_finished(*, session: Any) -> None:
     """A game set as homework ended (a Knowledge? game alone): grade its submission now.
 
-    Called by ``games`` in the transaction that finished the game; a game that is no
-    homework's attempt is ignored.
+    Called (``lms/receivers.py``) in the transaction that finished the game; a game that is
+    no homework's attempt is ignored.
     """
-    from django.utils import timezone
-
-    from lms.classes.services import _knowledge_submission_grade
-    from lms.models import Submission
-
     pks = Submission.objects.filter(session=session, status=Submission.Status.IN_PROGRESS).values_list(
         "pk", flat=True
     )
     for pk in pks:
-        _knowledge_submission_grade(submission_id=pk, now=timezone.now())
+        knowledge_submission_grade(submission_id=pk, now=timezone.now())
+
+
+def knowledge_submission_grade(*, submission_id: int, now: datetime) -> None:
+    """Grade a finished Knowledge? game of a homework (once; the games report no result of their own)."""
+    with transaction.atomic():
+        submission = (
+            Submission.objects.select_for_update(of=("self",))
+            .select_related("assignment", "session")
+            .filter(pk=submission_id, status=Submission.Status.IN_PROGRESS)
+            .first()
+        )
+        if submission is None or submission.session is None:
+            return
+        submission_score(submission=submission, fraction=knowledge_fraction(submission.session), now=now)

@@ -23,6 +23,18 @@ class UserManager(DjangoUserManager["User"]):
         extra_fields.setdefault("role", Role.ADMIN)
         return super().create_superuser(username, email, password, **extra_fields)
 
+    # The layers below (content) ask these through ``get_user_model().objects``, so they
+    # never import the roles.
+    def teaching(self) -> models.QuerySet[User]:
+        """Active users whose role is teacher or admin."""
+        return self.filter(role__in=[Role.TEACHER, Role.ADMIN], is_active=True)
+
+    def authors(self) -> models.QuerySet[User]:
+        """Users who may own or edit content: active teachers and admins, superusers too."""
+        return self.filter(
+            models.Q(role__in=[Role.TEACHER, Role.ADMIN]) | models.Q(is_superuser=True), is_active=True
+        )
+
 
 class User(AbstractUser):
     """A person using Talia.

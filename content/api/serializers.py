@@ -13,7 +13,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import models, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -133,11 +133,7 @@ class TagSerializer(ModelSerializer):
 
 def authors() -> QuerySet[Any]:
     """Users who may own or edit content: active teachers and admins."""
-    from lms.models import Role
-
-    return get_user_model().objects.filter(
-        Q(role__in=[Role.TEACHER, Role.ADMIN]) | Q(is_superuser=True), is_active=True
-    )
+    return get_user_model().objects.authors()
 
 
 class AuthoredSerializer(ModelSerializer):

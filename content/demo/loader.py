@@ -1,14 +1,14 @@
-"""Load the demo content and the demo users; safe to run again (nothing is duplicated)."""
+"""Load the demo content; safe to run again (nothing is duplicated).
+
+The demo users are people, so they live a layer up, in :mod:`lms.demo`.
+"""
 
 from __future__ import annotations
 
 import json
-import secrets
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 
 from content.models import (
@@ -26,8 +26,6 @@ from content.models import (
     Visibility,
 )
 from content.services import picture_file
-from lms.models import Role, User
-from lms.services import user_create
 
 from .placeholders import placeholder_svg
 
@@ -49,48 +47,10 @@ COLLECTION = ("znajznak-1918-1989", "ZnajZnak 1918–1989 (demo)")
 DEMO_SET = ("znajznak-demo-57", "ZnajZnak: 57 symboli (demo)")
 #: The demo Activity decks, one file per language (Polish, English).
 ACTIVITY_DECKS = ("activity_cards.json", "activity_cards_en.json")
-USERS = [
-    ("nauczyciel", Role.TEACHER, "Anna", "Nowak"),
-    ("uczen1", Role.STUDENT, "Jan", "Kowalski"),
-    ("uczen2", Role.STUDENT, "Maria", "Wiśniewska"),
-]
-
-
-@dataclass(frozen=True)
-class DemoLogin:
-    username: str
-    password: str
-    role: str
 
 
 def _read(name: str) -> list[dict[str, Any]]:
     return json.loads((DATA / name).read_text(encoding="utf-8"))
-
-
-def _demo_password(username: str) -> str:
-    """A random password per demo user, kept in var/ so it is the same every run."""
-    path = Path(settings.VAR_DIR) / "demo-logins.json"
-    known = json.loads(path.read_text()) if path.exists() else {}
-    if username not in known:
-        known[username] = secrets.token_urlsafe(8)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(known, indent=2))
-        path.chmod(0o600)
-    return known[username]
-
-
-def demo_users() -> list[DemoLogin]:
-    logins = []
-    for username, role, first, last in USERS:
-        password = _demo_password(username)
-        user = User.objects.filter(username=username).first()
-        if user is None:
-            user_create(username=username, password=password, role=role, first_name=first, last_name=last)
-        elif not user.check_password(password):
-            user.set_password(password)
-            user.save(update_fields=["password"])
-        logins.append(DemoLogin(username, password, role))
-    return logins
 
 
 def _tags(slugs: list[str]) -> list[Tag]:
@@ -126,7 +86,7 @@ def _placeholder_refresh(symbol: Symbol) -> None:
 
 
 @transaction.atomic
-def demo_content(owner: User | None = None) -> dict[str, int]:
+def demo_content(owner: Any = None) -> dict[str, int]:
     """Themes, the demo collection and its symbols with placeholder pictures, a 57-symbol
     set, Activity cards and Knowledge? questions, all published."""
     for slug, (name, description) in THEMES.items():

@@ -25,6 +25,7 @@ from content.printing.worker import render_pdf
 from games.engines.quiz import option_letter
 
 from . import selectors
+from .answers import answer_text, knowledge_label
 from .models import Quiz
 
 FONTS = Path(__file__).resolve().parents[2] / "content" / "printing" / "fonts"
@@ -55,8 +56,6 @@ def quiz_pdf(quiz: Quiz, *, answer_key: bool) -> bytes:
     A picture whose file is missing prints as a labelled empty box; a render that fails
     raises :class:`PrintError` with words for the teacher.
     """
-    from .views import _answer_text, _knowledge_label  # the pages' words for answers
-
     files: list[str] = []
     items: list[dict[str, Any]] = []
     for item in selectors.quiz_items(quiz):
@@ -83,7 +82,7 @@ def quiz_pdf(quiz: Quiz, *, answer_key: bool) -> bytes:
                 options.append(
                     {
                         "id": option,
-                        "text": _knowledge_label(item.prompt.get("category", ""), option),
+                        "text": knowledge_label(item.prompt.get("category", ""), option),
                         "letter": option_letter(index),
                     }
                 )
@@ -96,7 +95,7 @@ def quiz_pdf(quiz: Quiz, *, answer_key: bool) -> bytes:
                 "picture_uri": picture,
                 # A picture whose file is gone prints as a labelled empty box.
                 "picture_missing": bool(item.prompt.get("picture")) and not picture,
-                "answer_text": _answer_text(item) if answer_key else "",
+                "answer_text": answer_text(item) if answer_key else "",
             }
         )
     html = render_to_string(

@@ -2,8 +2,8 @@
 
 Generation runs in Celery (``tasks.quiz_generate_task``, enqueued on commit); every
 grading happens here, on the server, with the answer keys that never left it. Grading an
-attempt reports to the homework gradebook (``lms.grading.submission_graded``) and to
-progress (``lms.progress.memory_review``, once per graded item) in the same transaction.
+attempt reports to the homework gradebook (``games.signals.quiz_attempt_graded``) and to
+progress (``games.signals.item_answered``, once per graded item) in the same transaction.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from content.permissions import content_visible_to
 from games.engines import quiz as engine
 from games.engines.base import rng_for
 from games.models import GameSession
-from games.services import join_code_new
-from lms import grading, progress
+from games.play.know.services import know_questions_keep
+from games.services import SessionError, join_code_new
+from games.signals import item_answered, quiz_attempt_graded
 
 from . import selectors
 from .models import KIND_LABELS, Quiz, QuizAttempt, QuizItem, QuizResponse
@@ -177,8 +178,6 @@ def _know_questions_keep(session: GameSession, by: Any) -> None:
     keeping twice adds nothing)."""
     if session.game != "know":
         return
-    from games.play.know.services import know_questions_keep
-    from games.services import SessionError
 
     try:
         know_questions_keep(session=session, by=by)
@@ -668,7 +667,7 @@ def _grade_locked(attempt: QuizAttempt, *, submitted_at: datetime, now: datetime
     attempt.status = QuizAttempt.Status.MARKING if waiting else QuizAttempt.Status.GRADED
     attempt.save(update_fields=["submitted_at", "score", "max_score", "graded_at", "status"])
     if not waiting:
-        grading.submission_graded(quiz_attempt=attempt)
+        quiz_attempt_graded.send(sender=QuizAttempt, attempt=attempt)
     return attempt
 
 
@@ -680,8 +679,13 @@ def _review(attempt: QuizAttempt, item: engine.Item, answer: Any, fraction: floa
         results = {subject: fraction for subject in item.subjects}
     for subject, correct in results.items():
         if selectors.progress_key(subject):
-            progress.memory_review(
-                user=attempt.student, item_key=subject, correct=max(0.0, min(1.0, correct)), reviewed_at=now
+            item_answered.send(
+                sender=QuizAttempt,
+                user=attempt.student,
+                item_key=subject,
+                correct=max(0.0, min(1.0, correct)),
+                reviewed_at=now,
+                source="quiz",
             )
 
 

@@ -42,6 +42,7 @@ from games.engines import quiz as engine
 from games.models import GameSession
 
 from . import printing, selectors, services
+from .answers import answer_text, knowledge_label
 from .models import KIND_LABELS, Quiz, QuizAttempt, QuizItem, QuizResponse
 
 ANSWER_MAX_BYTES = 8192
@@ -350,7 +351,7 @@ def _item_view(item: QuizItem, picture_url: str, *, with_key: bool) -> dict[str,
         if isinstance(option, dict):
             entry = {**option, "picture_url": url(option["picture"]) if option.get("picture") else ""}
         else:  # Knowledge? options are plain values
-            entry = {"id": option, "text": _knowledge_label(prompt.get("category", ""), option)}
+            entry = {"id": option, "text": knowledge_label(prompt.get("category", ""), option)}
         options.append({**entry, "letter": engine.option_letter(index)})
     view: dict[str, Any] = {
         "item": item,
@@ -361,45 +362,8 @@ def _item_view(item: QuizItem, picture_url: str, *, with_key: bool) -> dict[str,
     }
     if with_key:
         view["key"] = item.key
-        view["answer_text"] = _answer_text(item)
+        view["answer_text"] = answer_text(item)
     return view
-
-
-COLOUR_LABELS = {
-    "red": gettext_lazy("red"),
-    "yellow": gettext_lazy("yellow"),
-    "green": gettext_lazy("green"),
-    "blue": gettext_lazy("blue"),
-    "white": gettext_lazy("white"),
-}
-
-
-def _knowledge_label(category: str, value: str) -> str:
-    return str(COLOUR_LABELS.get(value, value)) if category == "colour" else value
-
-
-def _answer_text(item: QuizItem) -> str:
-    """The right answer in words, for the preview and the answer key."""
-    key, prompt = item.key, item.prompt
-    if item.kind in (engine.PICTURE_NAME, engine.NAME_PICTURE, engine.TEXT_SYMBOL):
-        ids = [str(o["id"]) if isinstance(o, dict) else str(o) for o in prompt.get("options", [])]
-        letter = engine.option_letter(ids.index(key["answer"])) if key["answer"] in ids else key["answer"]
-        return f"{letter}) {key.get('name', '')}"
-    if item.kind == engine.PICTURE_NAME_TYPED:
-        extra = key.get("alternatives") or []
-        return key["name"] + (f" ({_('also')}: {', '.join(extra)})" if extra else "")
-    if item.kind == engine.PERIODS:
-        labels = {o["id"]: o["label"] for o in prompt.get("options", [])}
-        return ", ".join(labels.get(p, p) for p in key["answer"])
-    if item.kind == engine.KNOWLEDGE:
-        return " / ".join(_knowledge_label(prompt.get("category", ""), a) for a in key["answer"])
-    if item.kind == engine.KNOW:
-        return " / ".join(key.get("best_answers") or []) or _("(no best answer: the teacher marks)")
-    if item.kind == engine.CONNECT:
-        groups = {g["id"]: g["label"] for g in prompt.get("groups", [])}
-        names = key.get("names", {})
-        return "; ".join(f"{names.get(s, s)} → {groups.get(g, g)}" for s, g in key["answer"].items())
-    return ""
 
 
 @login_required
@@ -702,7 +666,7 @@ def _results(request: HttpRequest, attempt: QuizAttempt) -> HttpResponse:
                 "kind_label": KIND_LABELS.get(item.kind, item.kind),
                 "response": response,
                 "feedback": (response.feedback if response else []) or [],
-                "answer_text": _answer_text(item),
+                "answer_text": answer_text(item),
                 # Graded 0 until the teacher marks it: "not right" would be a verdict nobody gave.
                 "waiting": bool(response and response.needs_marking and response.teacher_mark is None),
             }

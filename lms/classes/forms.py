@@ -11,6 +11,8 @@ from django.utils.translation import gettext_lazy as _
 from games import selectors as game_selectors
 from games import services as game_services
 from games.models import PracticeAssignment
+from games.play.knowledge import forms as knowledge_forms
+from games.play.knowledge import selectors as knowledge_selectors
 from lms.models import Assignment
 
 from . import quizzes
@@ -144,8 +146,6 @@ class AssignmentForm(forms.Form):
     def __init__(self, *args: Any, user: Any, editing: Assignment | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["deck"].queryset = game_selectors.decks_playable_by(user)
-        from games.play.knowledge import forms as knowledge_forms
-        from games.play.knowledge import selectors as knowledge_selectors
 
         self.fields["board"].queryset = knowledge_selectors.boards_playable_by(user)
         self.fields["variant"].choices = list(knowledge_forms.VARIANT_LABELS.items())

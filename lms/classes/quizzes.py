@@ -13,6 +13,12 @@ from typing import Any
 
 from django.apps import apps
 from django.db.models import QuerySet
+from django.urls import reverse
+
+from content.models import BuildState
+from games.quiz import services as quiz_services
+from lms.progress import selectors as progress
+from lms.progress import services as memory
 
 
 def available() -> bool:
@@ -24,16 +30,8 @@ def quiz_model() -> Any:
     return apps.get_model("quiz", "Quiz")
 
 
-def _services() -> Any:
-    from games.quiz import services
-
-    return services
-
-
 def quizzes_assignable_by(user: Any) -> QuerySet[Any]:
     """The quizzes ``user`` may set as homework: their own, built and published, for everyone."""
-    from content.models import BuildState
-
     return (
         quiz_model()
         .objects.filter(owner=user, status="published", state=BuildState.DONE, student__isnull=True)
@@ -46,23 +44,20 @@ def attempt_start(
 ) -> Any:
     """A new attempt of ``student`` at ``quiz``, refused by the quiz engine after ``deadline``."""
     time_limit = timedelta(minutes=time_limit_minutes) if time_limit_minutes else None
-    return _services().attempt_start(quiz=quiz, student=student, deadline=deadline, time_limit=time_limit)
+    return quiz_services.attempt_start(quiz=quiz, student=student, deadline=deadline, time_limit=time_limit)
 
 
 def review_quiz_create(*, student: Any, teacher: Any) -> Any:
     """Assign review: a quiz of ``student``'s own due and weakest items, owned by ``teacher``."""
-    from lms.progress import selectors as progress
-    from lms.progress import services as memory
-
     memory.namings_absorb(user=student)
-    keys = progress.review_keys(student, limit=_services().REVIEW_ITEMS)
-    return _services().review_quiz_create(student=student, item_keys=keys, owner=teacher)
+    keys = progress.review_keys(student, limit=quiz_services.REVIEW_ITEMS)
+    return quiz_services.review_quiz_create(student=student, item_keys=keys, owner=teacher)
 
 
 def attempts_grade_overdue(*, now: datetime, attempt_ids: QuerySet[Any] | None = None) -> int:
     """Grade every attempt whose deadline or time limit has passed (each one reports back);
     how many. ``attempt_ids`` (a query of attempt primary keys) narrows it down."""
-    services = _services()
+    services = quiz_services
     scope = None
     if attempt_ids is not None:
         scope = apps.get_model("quiz", "QuizAttempt").objects.filter(pk__in=attempt_ids)
@@ -78,22 +73,6 @@ def attempt_fraction(attempt: Any) -> Decimal:
     return max(Decimal(0), min(Decimal(1), score / maximum))
 
 
-def attempt_is_open(attempt: Any) -> bool:
-    """Whether the student may still answer (not handed in, not past its deadline)."""
-    return bool(attempt.is_open)
-
-
-#: The quiz pages' names for taking an attempt, the first that exists is used.
-ATTEMPT_URL_NAMES = ("quiz:attempt", "quiz:attempt_take", "games:quiz_attempt")
-
-
-def attempt_url(attempt: Any) -> str | None:
-    """Where the student takes (or resumes) ``attempt``; ``None`` while no quiz page exists."""
-    from django.urls import NoReverseMatch, reverse
-
-    for name in ATTEMPT_URL_NAMES:
-        try:
-            return reverse(name, args=[attempt.pk])
-        except NoReverseMatch:
-            continue
-    return None
+def attempt_url(attempt: Any) -> str:
+    """Where the student takes (or resumes) ``attempt``."""
+    return reverse("quiz:attempt", args=[attempt.pk])

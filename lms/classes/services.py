@@ -17,8 +17,10 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from content.models import Deck
 from games import services as game_services
-from games.models import NamingRecord, PracticeAssignment, PracticeRun
+from games.models import PracticeAssignment
+from games.play.knowledge.services import KnowledgeOptions, homework_token, knowledge_solo_start
 from lms import grading
 from lms.models import Assignment, ClassMember, Grade, SchoolClass, Submission
 
@@ -275,8 +277,6 @@ PRACTICE_OPTIONS = {
 
 def _practice_create(*, by: Any, title: str, options: dict[str, Any], time_limit_minutes: int | None) -> Any:
     """The ``games`` practice behind a game assignment, made from a deck the teacher may use."""
-    from content.models import Deck
-
     options = {**PRACTICE_OPTIONS, **(options or {})}
     deck = options.get("deck")
     if not isinstance(deck, Deck):
@@ -314,8 +314,6 @@ KNOWLEDGE_OPTIONS = {"board": None, "variant": "basic", "harder_start": False}
 
 def knowledge_options(options: dict[str, Any]) -> Any:
     """The ``games`` Knowledge? options of a homework's ``game_options``."""
-    from games.play.knowledge.services import KnowledgeOptions
-
     options = {**KNOWLEDGE_OPTIONS, **(options or {})}
     board = options["board"]
     return KnowledgeOptions(
@@ -327,8 +325,6 @@ def knowledge_options(options: dict[str, Any]) -> Any:
 
 def _knowledge_check(*, by: Any, options: dict[str, Any]) -> dict[str, Any]:
     """Refuse a Knowledge? game the teacher's board and questions cannot deal."""
-    from games.play.knowledge.services import homework_token
-
     options = {**KNOWLEDGE_OPTIONS, **(options or {})}
     if not options["board"]:
         raise ClassError("no_board", _("Choose the board the Knowledge? game is played on."))
@@ -662,8 +658,6 @@ def submission_start(
                 raise ClassError(error.code, str(error)) from None
             submission.quiz_attempt = attempt
         elif assignment.game == Assignment.Game.KNOWLEDGE_SOLO:
-            from games.play.knowledge.services import knowledge_solo_start
-
             try:
                 submission.session = knowledge_solo_start(
                     student=student,
@@ -685,15 +679,6 @@ def submission_start(
 
 
 # --- the due time --------------------------------------------------------------------------------
-
-
-def _practice_fraction_at(run: PracticeRun, until: datetime) -> Decimal:
-    """A practice game's score from the namings made up to ``until`` (the due time)."""
-    namings = NamingRecord.objects.filter(
-        session_id=run.session_id, participant__player_id="p1", created__lte=until
-    )
-    right = namings.filter(correct=True).count()
-    return grading.practice_fraction(run, right=right, wrong=namings.count() - right)
 
 
 def assignment_due_grade(*, assignment_id: int, now: datetime | None = None) -> int:
@@ -737,7 +722,7 @@ def assignment_due_grade(*, assignment_id: int, now: datetime | None = None) -> 
             assert run is not None
             grading.submission_score(
                 submission=submission,
-                fraction=_practice_fraction_at(run, assignment.due_at),
+                fraction=grading.practice_fraction_at(run, assignment.due_at),
                 at_due=True,
                 now=now,
             )
@@ -745,22 +730,6 @@ def assignment_due_grade(*, assignment_id: int, now: datetime | None = None) -> 
         assignment.due_graded_at = now
         assignment.save(update_fields=["due_graded_at"])
     return graded
-
-
-def _knowledge_submission_grade(*, submission_id: int, now: datetime) -> None:
-    """Grade a finished Knowledge? game of a homework (once; the games report no result of their own)."""
-    with transaction.atomic():
-        submission = (
-            Submission.objects.select_for_update(of=("self",))
-            .select_related("assignment", "session")
-            .filter(pk=submission_id, status=Submission.Status.IN_PROGRESS)
-            .first()
-        )
-        if submission is None or submission.session is None:
-            return
-        grading.submission_score(
-            submission=submission, fraction=grading.knowledge_fraction(submission.session), now=now
-        )
 
 
 def assignments_due_sweep(*, assignments: Any = None, now: datetime | None = None) -> int:
@@ -789,7 +758,7 @@ def assignments_due_sweep(*, assignments: Any = None, now: datetime | None = Non
         assignment__in=scope, status=Submission.Status.IN_PROGRESS, session__status="finished"
     ).values_list("pk", flat=True)
     for pk in finished_games:
-        _knowledge_submission_grade(submission_id=pk, now=now)
+        grading.knowledge_submission_grade(submission_id=pk, now=now)
     due = scope.filter(published=True, due_at__lte=now, due_graded_at__isnull=True)
     return graded + sum(
         assignment_due_grade(assignment_id=pk, now=now) for pk in due.values_list("pk", flat=True)

@@ -784,7 +784,3 @@ class CookiesBlocked(LaunchRefused):
             status=403,
         )
         self.login_params = record["params"]
-
-
-def login_params_json(params: dict[str, str]) -> str:
-    return json.dumps(params, sort_keys=True)

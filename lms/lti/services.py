@@ -32,8 +32,11 @@ from lti_tool.models import (
     LtiUser,
 )
 
+from games.models import PracticeAssignment
+from lms.classes import quizzes
 from lms.classes import services as class_services
 from lms.classes.errors import ClassError
+from lms.classes.selectors import classes_taught_by
 from lms.models import Assignment, ClassMember, Role, SchoolClass, User
 from lms.services import user_create, user_set_role
 
@@ -392,10 +395,6 @@ class Template:
 
 def templates_for(teacher: User) -> list[Template]:
     """The teacher's homework templates (their assignments), quizzes and practice games."""
-    from games.models import PracticeAssignment
-    from lms.classes import quizzes
-    from lms.classes.selectors import classes_taught_by
-
     found: list[Template] = []
     classes = classes_taught_by(teacher)
     for assignment in (
@@ -423,16 +422,11 @@ def assignment_from_template(
     *, key: str, school_class: SchoolClass, teacher: User, points: Decimal | None = None
 ) -> Assignment:
     """A new published assignment for ``school_class`` from one of the teacher's templates."""
-    from games.models import PracticeAssignment
-    from lms.classes import quizzes
-
     kind, _sep, pk = key.partition(":")
     if not (pk.isascii() and pk.isdigit()):
         raise ClassError("invalid_template", _("Choose one of the activities on the list."))
     try:
         if kind == "assignment":
-            from lms.classes.selectors import classes_taught_by
-
             template = Assignment.objects.filter(pk=pk, school_class__in=classes_taught_by(teacher)).first()
             if template is None:
                 raise ClassError("invalid_template", _("That homework is not one of yours."))

@@ -31,7 +31,7 @@ from config import limits
 from lms.classes.errors import ClassError
 from lms.classes.selectors import class_for_teacher
 
-from . import keys, registration, scores, services
+from . import keys, registration, roster, scores, services
 from .errors import LaunchRefused
 from .launch import (
     CLAIM,
@@ -326,8 +326,6 @@ def register(request: HttpRequest, token: str) -> HttpResponse:
 @require_POST
 def roster_sync(request: HttpRequest, pk: int) -> HttpResponse:
     """Read the class's roster from the LMS now."""
-    from . import roster
-
     school_class = class_for_teacher(request.user, pk)
     if school_class is None:
         raise Http404

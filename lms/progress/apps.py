@@ -7,3 +7,12 @@ class ProgressConfig(AppConfig):
     label = "progress"
     verbose_name = _("Progress")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Imported here, not at the top: the services import models, which exist only once
+        # the app registry is ready.
+        from games.signals import item_answered
+
+        from .services import item_answered_receive
+
+        item_answered.connect(item_answered_receive, dispatch_uid="progress.item_answered")

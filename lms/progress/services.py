@@ -9,6 +9,8 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from games.models import NamingRecord
+
 from . import memory
 from .models import MemoryState, NamingWatermark, Review
 
@@ -45,6 +47,20 @@ def memory_review(
     return state
 
 
+def item_answered_receive(
+    sender: Any,
+    *,
+    user: Any,
+    item_key: str,
+    correct: bool | float,
+    reviewed_at: datetime | None,
+    source: str,
+    **kwargs: Any,
+) -> None:
+    """``games.signals.item_answered``: one answer in a quiz or in play (``ProgressConfig.ready``)."""
+    memory_review(user=user, item_key=item_key, correct=correct, reviewed_at=reviewed_at, source=source)
+
+
 def _locked_state(user: Any, item_key: str) -> MemoryState:
     """The item's row, locked; a new item gets an empty row (``reviews == 0``) first."""
     state = MemoryState.objects.select_for_update().filter(user=user, item_key=item_key).first()
@@ -69,8 +85,6 @@ def namings_absorb(*, user: Any) -> int:
     nothing more, so an action stays fast; progress reads call this first. A naming of a
     symbol that is no longer in the library (deleted since) is skipped.
     """
-    from games.models import NamingRecord
-
     mark, _created = NamingWatermark.objects.select_for_update().get_or_create(user=user)
     namings = list(
         NamingRecord.objects.filter(user=user, pk__gt=mark.last_naming_id)

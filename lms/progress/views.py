@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from content.media import picture_response
 from content.models import Symbol
 from content.permissions import content_visible_to
+from games.quiz import services as quizzes
 from lms.classes import spreadsheets
 from lms.classes.selectors import class_for_teacher, class_students
 
@@ -48,8 +49,6 @@ def mine(request: HttpRequest) -> HttpResponse:
 @require_POST
 def review(request: HttpRequest) -> HttpResponse:
     """Review now: a short quiz of my own items that are due, then the weakest."""
-    from games.quiz import services as quizzes
-
     services.namings_absorb(user=request.user)
     keys = selectors.review_keys(request.user, limit=quizzes.REVIEW_ITEMS)
     try:

@@ -30,6 +30,9 @@ const errorBox = document.getElementById("game-error");
 const timerNews = document.getElementById("activity-timer-news");
 const chainNews = document.getElementById("activity-chain-news");
 const projector = new URLSearchParams(window.location.search).get("screen") === "projector";
+// The second screen is the projector view (static/talia/screen.js) without being remembered: the
+// facilitator's own page in this browser keeps the view it had.
+if (projector) document.documentElement.dataset.view = "projector";
 const t = (text) => (window.gettext ? window.gettext(text) : text);
 const nt = (one, many, n) => (window.ngettext ? window.ngettext(one, many, n) : (n === 1 ? one : many));
 

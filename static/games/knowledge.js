@@ -44,6 +44,21 @@ function format(text, values) {
   return text.replace(/%\((\w+)\)s/g, (_, key) => String(values[key] ?? ""));
 }
 
+/** A translated sentence as nodes: the values given as nodes (a key number drawn large on the
+ * projector) stand where their placeholders are; the sentence itself is never cut up. */
+function formatNodes(text, values) {
+  const nodes = [];
+  let rest = 0;
+  for (const match of text.matchAll(/%\((\w+)\)s/g)) {
+    nodes.push(text.slice(rest, match.index));
+    const value = values[match[1]];
+    nodes.push(value instanceof Node ? value : String(value ?? ""));
+    rest = match.index + match[0].length;
+  }
+  nodes.push(text.slice(rest));
+  return nodes.filter((node) => node !== "");
+}
+
 /** The plural form of the page's language for ``n`` (Django's catalogue; English without it). */
 function ngettext(one, many, n) {
   return window.ngettext ? window.ngettext(one, many, n) : (n === 1 ? one : many);
@@ -158,8 +173,10 @@ function boardSvg(view, ctx, highlighted) {
   const length = board.spaces.length;
   const size = 520;
   const centre = size / 2;
-  const radius = size / 2 - 60;
-  const disc = Math.max(7, Math.min(22, (Math.PI * radius) / length * 0.85));
+  // The loop close to the edge and the markers inside it: the spaces as large as the square
+  // allows (a 360-px phone reads the letters; a projector fills its height with the board).
+  const disc = Math.max(8, Math.min(26, (Math.PI * (centre - 30)) / length * 0.92));
+  const radius = centre - disc - 4;
   const points = positions(length, radius, centre);
   const title = ctx.t("The board: the loop of spaces clockwise from the start/finish at the top, with the markers.");
   const root = svg("svg", {
@@ -176,29 +193,30 @@ function boardSvg(view, ctx, highlighted) {
     }));
     const label = finish ? "⚑" : space ? space.letter : "";
     root.append(svg("text", {
-      x: x.toFixed(1), y: y.toFixed(1), "font-size": disc.toFixed(0), "text-anchor": "middle",
+      x: x.toFixed(1), y: y.toFixed(1), "font-size": (disc * 1.55).toFixed(0), "text-anchor": "middle",
       "dominant-baseline": "central", fill: space ? INK[space.colour] : "#1a1a1a", "font-weight": "bold",
     }, label));
   });
-  // Markers: outside the loop, stacked outward bottom to top; the team always on top.
+  // Markers: inside the loop, stacked inward bottom to top; the team always on top.
   const stacked = piles(view);
   const teamSpace = view.markers.team.space;
+  const mark = 15; // a marker's half width
   const drawMarker = (marker, space, level) => {
     const [x, y] = points[space];
-    const out = (radius + disc + 12 + level * 20) / radius;
-    const mx = centre + (x - centre) * out;
-    const my = centre + (y - centre) * out;
+    const inward = (radius - disc - mark - 4 - level * (2 * mark + 3)) / radius;
+    const mx = centre + (x - centre) * inward;
+    const my = centre + (y - centre) * inward;
     const group = svg("g", { class: `marker marker-${marker}${highlighted.has(marker) ? " legal" : ""}` });
     if (highlighted.has(marker)) {
-      group.append(svg("circle", { cx: mx.toFixed(1), cy: my.toFixed(1), r: 14, fill: "none", stroke: "#0b57d0", "stroke-width": 3, "stroke-dasharray": "4 3" }));
+      group.append(svg("circle", { cx: mx.toFixed(1), cy: my.toFixed(1), r: mark + 4, fill: "none", stroke: "#0b57d0", "stroke-width": 3, "stroke-dasharray": "4 3" }));
     }
     if (marker === "team") {
-      group.append(svg("rect", { x: (mx - 10).toFixed(1), y: (my - 10).toFixed(1), width: 20, height: 20, rx: 4, fill: "#1a1a1a", stroke: "#fff", "stroke-width": 2 }));
-      group.append(svg("text", { x: mx.toFixed(1), y: my.toFixed(1), fill: "#fff", "font-size": 12, "text-anchor": "middle", "dominant-baseline": "central", "font-weight": "bold" }, "T"));
+      group.append(svg("rect", { x: (mx - mark).toFixed(1), y: (my - mark).toFixed(1), width: 2 * mark, height: 2 * mark, rx: 5, fill: "#1a1a1a", stroke: "#fff", "stroke-width": 2 }));
+      group.append(svg("text", { x: mx.toFixed(1), y: my.toFixed(1), fill: "#fff", "font-size": 18, "text-anchor": "middle", "dominant-baseline": "central", "font-weight": "bold" }, "T"));
     } else {
       const info = view.markers[marker];
-      group.append(svg("circle", { cx: mx.toFixed(1), cy: my.toFixed(1), r: 10, fill: FILL[marker], stroke: "#1a1a1a", "stroke-width": 2 }));
-      group.append(svg("text", { x: mx.toFixed(1), y: my.toFixed(1), fill: INK[marker], "font-size": 11, "text-anchor": "middle", "dominant-baseline": "central", "font-weight": "bold" }, `${info.letter}${info.flag ? "⚑" : ""}`));
+      group.append(svg("circle", { cx: mx.toFixed(1), cy: my.toFixed(1), r: mark, fill: FILL[marker], stroke: "#1a1a1a", "stroke-width": 2 }));
+      group.append(svg("text", { x: mx.toFixed(1), y: my.toFixed(1), fill: INK[marker], "font-size": info.flag ? 13 : 17, "text-anchor": "middle", "dominant-baseline": "central", "font-weight": "bold" }, `${info.letter}${info.flag ? "⚑" : ""}`));
     }
     root.append(group);
   };
@@ -262,7 +280,11 @@ function frontCard(card, ctx, { selectable, selected, onselect }) {
     el("p", { className: "card-category" }, categoryName(card.category, ctx)),
     el("p", { className: "card-front" }, card.front || ctx.t("(no text on the front)")),
   ];
-  if (!selectable) return el("article", { className: "quiz-card front", "data-card": card.id }, ...body);
+  if (!selectable) {
+    // Focusable: on a phone a long front scrolls inside its card (a keyboard reaches it).
+    body[1].setAttribute("tabindex", "0");
+    return el("article", { className: "quiz-card front", "data-card": card.id }, ...body);
+  }
   return el("button", {
     type: "button", className: `quiz-card front${selected ? " selected" : ""}`, "aria-pressed": selected ? "true" : "false",
     "data-focus-key": `card-${card.id}`, "data-card": card.id, onclick: onselect,
@@ -279,8 +301,9 @@ function slotPanel(view, ctx, card, canAct) {
     if (placed) {
       item.append(
         el("p", { className: "slot-name" }, label),
-        el("p", { className: "card-front small" }, placed.front || ""),
-        el("p", { className: "card-back" }, placed.back || answerText(placed.category, placed.answer, ctx)),
+        el("p", { className: "slot-answer" }, answerText(placed.category, placed.answer, ctx)),
+        el("p", { className: "card-front small slot-front" }, placed.front || ""),
+        placed.back ? el("p", { className: "card-back slot-back" }, placed.back) : null,
       );
     } else if (free && card && canAct) {
       item.append(el("button", {
@@ -346,9 +369,10 @@ export function render(root, payload, ctx) {
   const last = view.history.length ? view.history[view.history.length - 1] : null;
   let news = last ? explain(last, ctx) : "";
 
-  parts.push(el("p", { className: "status-line" }, view.terminal
-    ? format(ctx.t("Round %(n)s · the game is over."), { n: view.round })
-    : format(ctx.t("Round %(n)s · cards still to play: %(left)s"), { n: view.round, left: view.cards_in_stack })));
+  const number = (value) => el("strong", { className: "key-number" }, String(value));
+  parts.push(el("p", { className: "status-line knowledge-status" }, ...(view.terminal
+    ? formatNodes(ctx.t("Round %(n)s · the game is over."), { n: number(view.round) })
+    : formatNodes(ctx.t("Round %(n)s · cards still to play: %(left)s"), { n: number(view.round), left: number(view.cards_in_stack) }))));
   if (view.triggered_by && !view.terminal) {
     parts.push(el("p", { className: "notice" }, format(ctx.t("%(who)s has crossed the finish for the second time: this is the last round."), {
       who: capital(markerName(view.triggered_by, ctx)),
@@ -380,7 +404,8 @@ export function render(root, payload, ctx) {
     const lastCard = view.slots[last.marker] && view.slots[last.marker].id === last.card
       ? view.slots[last.marker]
       : view.abandoned.find((c) => c.id === last.card);
-    side.append(el("section", { className: "last-move", "aria-labelledby": "last-move-heading" },
+    // Focusable: on the projector it may scroll inside the loop's middle (a keyboard reaches it).
+    side.append(el("section", { className: "last-move", "aria-labelledby": "last-move-heading", tabindex: "0" },
       el("h2", { id: "last-move-heading" }, ctx.t("The card back")),
       lastCard ? el("p", { className: "card-front small" }, lastCard.front || "") : null,
       lastCard && lastCard.back ? el("p", { className: "card-back" }, lastCard.back) : null,

@@ -4,7 +4,8 @@ import pytest
 from django.contrib import admin
 from django.urls import reverse
 
-from content.demo.loader import demo_content, demo_users
+from content.demo.loader import demo_content
+from lms.demo import demo_users
 from lms.models import User
 
 pytestmark = pytest.mark.django_db

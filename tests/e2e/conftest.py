@@ -157,7 +157,7 @@ def demo_users_site(
     live_server: Any, django_db_serialized_rollback: None, settings: Any, tmp_path: Path
 ) -> DemoSite:
     """The live server with the demo users (no content): enough for the site's own pages."""
-    from content.demo.loader import demo_users
+    from lms.demo import demo_users
     from lms.models import User
 
     # demo_users() keeps the passwords in VAR_DIR: a throwaway one, not the developer's.

@@ -140,8 +140,8 @@ def test_the_board_draws_stacked_markers_and_the_flag(game_page):
         x, y = markers[marker]["at"]
         return float(((x - centre) ** 2 + (y - centre) ** 2) ** 0.5)
 
-    # The stack on space 3 is drawn outward bottom to top, on one ray from the centre.
-    assert distance("white") < distance("green") < distance("blue")
+    # The stack on space 3 is drawn inside the loop, bottom to top towards the centre, on one ray.
+    assert distance("white") > distance("green") > distance("blue")
     (wx, wy), (bx, by) = markers["white"]["at"], markers["blue"]["at"]
     assert abs((wx - centre) * (by - centre) - (wy - centre) * (bx - centre)) < 1.0
     # Markers alone on their space lie at the first level.

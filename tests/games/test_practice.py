@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from content.building import deck_plan
 from content.models import BuildState, Deck
-from games import services
+from games import selectors, services
 from games.engines import znajznak
 from games.engines.base import IllegalAction
 from games.models import GameSession, NamingRecord, Participant, PracticeAssignment, PracticeRun
@@ -223,7 +223,7 @@ def test_against_the_clock_the_student_plays_through_their_cards_and_the_time_is
     run = services.practice_start(assignment=assignment, student=student, mode="clock")
     session = run.session
     # Nothing for the clock to do while the student looks.
-    assert services.practice_due(run=run, session=session)[0] == "time_up"
+    assert selectors.practice_due(run=run, session=session)[0] == "time_up"
 
     # A wrong STOP: the clock lifts the penalty (note a) after a few seconds.
     state = state_of(session)
@@ -231,8 +231,8 @@ def test_against_the_clock_the_student_plays_through_their_cards_and_the_time_is
     wrong = next(s for s in state.cards[own] if s not in state.cards[other])
     act(session, "p1", type="stop", symbol=wrong)
     session.refresh_from_db()
-    assert services.practice_due(run=run, session=session)[0] == "lift_penalty"
-    later = session.updated + timedelta(seconds=services.CLOCK_PENALTY_SECONDS)
+    assert selectors.practice_due(run=run, session=session)[0] == "lift_penalty"
+    later = session.updated + timedelta(seconds=selectors.CLOCK_PENALTY_SECONDS)
     assert services.practice_bot_act(session_id=session.pk, version=1, now=later).acted
     assert state_of(session).penalised == ("p2",)
 

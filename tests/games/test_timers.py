@@ -14,7 +14,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from games import services, tasks, timers
+from games import selectors, services, tasks, timers
 from games.engines import znajznak
 from games.models import ActionRecord, GameSession
 from tests.factories import UserFactory
@@ -317,7 +317,7 @@ def test_practice_with_a_time_limit_ends_by_the_same_deadline(teacher, student):
     assert before + timedelta(seconds=120) <= session.time_up_at <= timezone.now() + timedelta(seconds=120)
 
     now = timezone.now()
-    due = services.practice_due(run=run, session=session, now=now)
+    due = selectors.practice_due(run=run, session=session, now=now)
     assert due == ("time_up", (session.time_up_at - now).total_seconds())
     run_out(session)
     signed_in(student).get(reverse("games:session_view", args=[session.pk]))

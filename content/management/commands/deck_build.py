@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.storage import default_storage
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -50,8 +51,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from lms.models import User
-
+        User = get_user_model()
         symbol_set = SymbolSet.objects.filter(slug=options["symbol_set"]).first()
         if symbol_set is None:
             raise CommandError(f"There is no symbol set {options['symbol_set']!r}.")

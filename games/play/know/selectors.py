@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from content.models import KnowQuestion
 from games.engines import know
 from games.models import GameSession, Participant
 
@@ -50,7 +49,3 @@ def know_log_downloadable(*, session: GameSession, participant: Participant | No
         and session.status == GameSession.Status.FINISHED
         and bool((session.setup or {}).get("facilitator_sees_mapping"))
     )
-
-
-def know_questions_kept(*, session: GameSession) -> int:
-    return KnowQuestion.objects.filter(created_from=session).count()

@@ -18,13 +18,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
+from content.demo.loader import DATA
 from content.models import KnowledgeBoard, KnowledgeQuestion
 from games import services as game_services
 from games.engines import knowledge
 from games.engines.base import InvalidSetup, rng_for
 from games.models import GameSession, Participant
-from lms.progress.models import Review
-from lms.progress.services import memory_review
+from games.signals import item_answered
 
 from . import selectors
 
@@ -91,8 +91,6 @@ def default_pool_cards(seed: int) -> list[dict[str, Any]]:
     ``POOL_CARDS_MAX``. It is read from the file, not the database, so a log replays the same
     on every installation.
     """
-    from content.demo.loader import DATA
-
     rows = json.loads((DATA / "knowledge_questions.json").read_text(encoding="utf-8"))
     fields = ("category", "answer", "front", "back")
     cards = [{"id": f"d{n}", **{key: row[key] for key in fields}} for n, row in enumerate(rows, start=1)]
@@ -290,12 +288,13 @@ def knowledge_progress_record(*, session: GameSession) -> int:
                 continue
             if int(play["card"][1:]) not in existing:
                 continue
-            memory_review(
+            item_answered.send(
+                sender=GameSession,
                 user=user,
                 item_key=f"knowledge:{int(play['card'][1:])}",
                 correct=bool(play["guess_correct"]),
                 reviewed_at=made[number] if made else None,
-                source=Review.Source.PLAY,
+                source="play",
             )
             added += 1
         info["progress"] = len(history)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import segno
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
@@ -20,7 +21,6 @@ from django.views.decorators.http import require_GET, require_http_methods
 from games import selectors as game_selectors
 from games import services as game_services
 from games.models import GameSession
-from lms.models import User
 
 from . import selectors, services
 from .forms import KnowledgeOptionsForm, KnowledgeSetupForm
@@ -83,7 +83,7 @@ def knowledge_homework(request: HttpRequest, token: str) -> HttpResponse:
         teacher_id, options = services.homework_read(token)
     except services.SessionError as error:
         return render(request, "games/knowledge/homework.html", {"error": str(error)}, status=404)
-    teacher = User.objects.filter(pk=teacher_id, is_active=True).first()
+    teacher = get_user_model().objects.filter(pk=teacher_id, is_active=True).first()
     board = selectors.boards_playable_by(teacher).filter(pk=options.board_id).first() if teacher else None
     if teacher is None or board is None:
         return render(

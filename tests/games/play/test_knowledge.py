@@ -154,7 +154,7 @@ def test_the_setup_page_creates_a_class_session_and_a_projector_game(
     started = GameSession.objects.get(game="knowledge", status="running")
     assert started.setup["harder_start"] is True and started.state["round"] == 1
     page = client.get(reverse("games:session", args=[started.pk])).content.decode()
-    assert "games/knowledge.js" in page and "Large board (projector)" in page
+    assert "games/knowledge.js" in page and "data-projector-toggle" in page
 
 
 def test_students_may_not_open_the_teachers_setup_page(student: Any) -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.utils import timezone, translation
 
+from games import signals
 from games.models import GameSession, NamingRecord
 from games.quiz import selectors, services
 from games.quiz.models import Quiz, QuizAttempt, QuizItem, QuizResponse
@@ -18,20 +20,29 @@ from .conftest import build
 
 
 @pytest.fixture
-def reviews(monkeypatch) -> list[dict[str, Any]]:
-    """Every call to progress, as made."""
+def reviews() -> Iterator[list[dict[str, Any]]]:
+    """Every answer the quiz reports to progress (``games.signals.item_answered``), as sent."""
     calls: list[dict[str, Any]] = []
-    monkeypatch.setattr(services.progress, "memory_review", lambda **kwargs: calls.append(kwargs))
-    return calls
+
+    def record(sender: Any, **kwargs: Any) -> None:
+        calls.append({key: kwargs[key] for key in ("user", "item_key", "correct", "reviewed_at")})
+
+    signals.item_answered.connect(record, dispatch_uid="test.reviews")
+    yield calls
+    signals.item_answered.disconnect(dispatch_uid="test.reviews")
 
 
 @pytest.fixture
-def graded_reports(monkeypatch) -> list[Any]:
+def graded_reports() -> Iterator[list[Any]]:
+    """Every attempt the quiz reports graded (``games.signals.quiz_attempt_graded``)."""
     calls: list[Any] = []
-    monkeypatch.setattr(
-        services.grading, "submission_graded", lambda **kwargs: calls.append(kwargs["quiz_attempt"])
-    )
-    return calls
+
+    def record(sender: Any, *, attempt: Any, **kwargs: Any) -> None:
+        calls.append(attempt)
+
+    signals.quiz_attempt_graded.connect(record, dispatch_uid="test.graded_reports")
+    yield calls
+    signals.quiz_attempt_graded.disconnect(dispatch_uid="test.graded_reports")
 
 
 def right_answer(item: QuizItem) -> dict[str, Any]:

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from lms.progress import memory, memory_review
+from lms.progress import memory
 from lms.progress.models import MemoryState, Review
+from lms.progress.services import memory_review, namings_absorb
 from lms.progress.services import memory_review as review_service
-from lms.progress.services import namings_absorb
 from tests.factories import SymbolFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

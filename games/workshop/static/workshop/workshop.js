@@ -51,6 +51,9 @@ async function refresh() {
   if (state.dataset.status !== status) {
     status = state.dataset.status;
     announceBox.textContent = state.dataset.statusLabel;
+    // The join strip (templates/games/_join_strip.html) follows this: a corner strip after the lobby.
+    const root = document.getElementById("workshop");
+    if (root) root.dataset.status = status;
   }
 }
 

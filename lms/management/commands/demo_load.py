@@ -1,6 +1,8 @@
 from django.core.management.base import BaseCommand
 
-from content.demo.loader import demo_content, demo_users
+from content.demo.loader import demo_content
+from lms.demo import demo_users
+from lms.models import User
 
 
 class Command(BaseCommand):
@@ -9,8 +11,6 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         logins = demo_users()
         teacher = next(login for login in logins if login.role == "teacher")
-        from lms.models import User
-
         counts = demo_content(owner=User.objects.get(username=teacher.username))
         self.stdout.write(
             "Demo content: {symbols} symbols, {symbol_sets} symbol sets, {activity_cards} "
