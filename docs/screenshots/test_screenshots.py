@@ -157,3 +157,27 @@ def test_knowledge_round(browsing, demo_site):
     expect(teacher.locator(".last-move")).to_be_visible()
     save(browsing, teacher, "knowledge-projector")
     close(browsing, phone, teacher)
+
+
+def test_znajznak_workshop(browsing, demo_site):
+    from games.workshop import services as workshop_services
+    from lms.models import User
+
+    site = demo_site
+    workshop = workshop_services.workshop_create(teacher=site.teacher_user, title="3b")
+    for login in site.students[1:]:
+        workshop_services.workshop_join(workshop=workshop, user=User.objects.get(username=login.username))
+    phone = signed_in(browsing, site.students[0], site.url, PHONE)
+    open_page(phone, f"{site.url}/games/workshops/join/{workshop.join_code}")
+    with phone.expect_navigation():
+        phone.get_by_role("button", name="Join as").click()
+    workshop_services.workshop_deal(workshop=workshop, by=site.teacher_user)
+    # The dealt card arrives by polling.
+    expect(phone.locator(".card-name")).to_be_visible(timeout=20_000)
+    save(browsing, phone, "workshop-phone")
+
+    projector = signed_in(browsing, site.teacher, site.url, PROJECTOR_1080)
+    open_page(projector, f"{site.url}/games/workshops/{workshop.pk}/lead?view=projector")
+    expect(projector.locator(".join-strip")).to_have_class(re.compile(r"\bis-compact\b"))
+    save(browsing, projector, "workshop-projector")
+    close(browsing, phone, projector)
