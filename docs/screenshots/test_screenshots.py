@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.browsing import open_page, sign_in
 from tests.e2e.geometry import PHONE, PROJECTOR_1080
+from tests.e2e.test_board_screens import finish
 from tests.e2e.test_screen_contract import benign
 
 pytestmark = pytest.mark.e2e
@@ -63,15 +64,6 @@ def save(browsing: Any, page: Any, name: str) -> Path:
     return path
 
 
-def close(browsing: Any, *pages: Any) -> None:
-    """The pages closed, with nothing but the refused WebSocket left in their consoles."""
-    for page in pages:
-        problems = [p for p in browsing.problems(page) if not benign(p)]
-        page.close()
-        problems += [p for p in browsing.problems(page) if not benign(p)]
-        assert not problems, problems
-
-
 def test_znajznak_duel(browsing, demo_users_site):
     from tests.e2e.test_screens_znajznak import running_game
 
@@ -89,7 +81,7 @@ def test_znajznak_duel(browsing, demo_users_site):
     expect(projector.locator(".seat .symbols .symbol")).to_have_count(16)
     expect(projector.locator(".join-strip")).to_have_class(re.compile(r"\bis-compact\b"))
     save(browsing, projector, "znajznak-duel-projector")
-    close(browsing, phone, projector)
+    finish(browsing, phone, projector)
 
 
 def test_know_round(browsing, demo_users_site):
@@ -108,7 +100,7 @@ def test_know_round(browsing, demo_users_site):
     open_page(projector, f"{site.url}/games/know/{session.pk}/projector?view=projector")
     expect(projector.locator(".know-round .know-question")).to_have_count(3)
     save(browsing, projector, "know-projector")
-    close(browsing, phone, projector)
+    finish(browsing, phone, projector)
 
 
 def test_activity_turn(browsing, demo_site):
@@ -133,7 +125,7 @@ def test_activity_turn(browsing, demo_site):
     expect(projector.locator(".activity-board-svg")).to_be_visible()
     expect(projector.locator(".hourglass .hourglass-label")).to_have_text("Hourglass", timeout=20_000)
     save(browsing, projector, "activity-projector")
-    close(browsing, phone, projector)
+    finish(browsing, phone, projector)
 
 
 def test_knowledge_round(browsing, demo_site):
@@ -156,7 +148,7 @@ def test_knowledge_round(browsing, demo_site):
     expect(teacher.locator(".knowledge-board")).to_be_visible()
     expect(teacher.locator(".last-move")).to_be_visible()
     save(browsing, teacher, "knowledge-projector")
-    close(browsing, phone, teacher)
+    finish(browsing, phone, teacher)
 
 
 def test_znajznak_workshop(browsing, demo_site):
@@ -180,4 +172,4 @@ def test_znajznak_workshop(browsing, demo_site):
     open_page(projector, f"{site.url}/games/workshops/{workshop.pk}/lead?view=projector")
     expect(projector.locator(".join-strip")).to_have_class(re.compile(r"\bis-compact\b"))
     save(browsing, projector, "workshop-projector")
-    close(browsing, phone, projector)
+    finish(browsing, phone, projector)
