@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run setup install demo test lint typecheck bench clean messages
+.PHONY: run setup install demo test screenshots lint typecheck bench clean messages
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,11 @@ run: setup
 test: install
 	$(BIN)/python -m playwright --version >/dev/null
 	$(BIN)/python -m pytest
+
+# The pictures of each game on a phone and a projector in docs/images/ (docs/screenshots/):
+# played in chromium like the browser tests, but not a test, so `make test` never runs it.
+screenshots: install
+	$(BIN)/python -m pytest docs/screenshots
 
 lint: install
 	$(BIN)/ruff check .
