@@ -71,6 +71,31 @@ def box(page: Page, selector: str) -> Box:
     return Box(*(float(v) for v in rect))
 
 
+def text_box(page: Page, selector: str) -> Box:
+    """The box of the first visible match's text itself (not of its block, which may span the
+    whole width), the page scrolled to its top."""
+    page.evaluate("() => window.scrollTo(0, 0)")
+    element = page.locator(selector).locator("visible=true").first
+    element.wait_for(state="visible")
+    rect = element.evaluate(
+        "(e) => { const range = document.createRange(); range.selectNodeContents(e);"
+        " const r = range.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }"
+    )
+    return Box(*(float(v) for v in rect))
+
+
+def assert_apart(page: Page, first: str, second: str) -> None:
+    """The two elements' texts do not overlap on the screen (one would hide the other)."""
+    a, b = text_box(page, first), text_box(page, second)
+    overlap = (
+        a.x < b.right - _SLACK
+        and b.x < a.right - _SLACK
+        and a.y < b.bottom - _SLACK
+        and b.y < a.bottom - _SLACK
+    )
+    assert not overlap, f"{first} {a} and {second} {b} overlap"
+
+
 def assert_fits(page: Page, selector: str) -> Box:
     """The element lies inside the viewport with the page at its top: no scrolling needed."""
     found = box(page, selector)

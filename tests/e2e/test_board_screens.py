@@ -24,6 +24,7 @@ from tests.e2e.geometry import (
     PROJECTOR_BODY_PX,
     PROJECTOR_NUMBER_PX,
     TEACHER,
+    assert_apart,
     assert_fits,
     assert_font_at_least,
     assert_no_horizontal_overflow,
@@ -119,6 +120,8 @@ def test_knowledge_on_a_phone_fits_one_screen_upright_and_sideways(browsing, dem
         assert_fits(page, selector)
     assert_tap_targets(page, "button.assign")
     assert_tap_targets(page, ".guess-option")
+    # The rules' link in the corner hides neither the heading nor the round's status.
+    assert_apart(page, ".knowledge-help summary", "#board .knowledge-status")
     # The spaces' letters stay readable on the board that leaves room for the slots: the
     # letters' size on the screen (their font size in the SVG, scaled as the SVG is drawn).
     letters = page.evaluate(
