@@ -65,7 +65,7 @@ function banner(view, ctx) {
     el("h2", { id: "know-phase" }, phaseText(view, ctx)),
     el("p", {}, el("strong", {}, ctx.t("Agreed source of answers:")), " ", view.source),
     el("p", { className: "help" }, format(
-      ctx.t("%(teams)s teams · Point Pool of %(pool)s points a question · up to %(limit)s answer cards a team a round · marked by %(who)s"),
+      ctx.t("Teams: %(teams)s · Point Pool per question: %(pool)s · answer cards per team per round: up to %(limit)s · marked by: %(who)s"),
       {
         teams: view.team_count, pool: view.point_pool, limit: view.answer_limit,
         who: view.marking === "facilitator" ? ctx.t("the facilitator") : ctx.t("each question's own team"),

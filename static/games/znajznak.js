@@ -286,7 +286,7 @@ export function render(root, payload, ctx) {
       parts.push(el("p", {}, el("button", {
         type: "button", className: "secondary", "data-focus-key": "time-up",
         onclick: () => ctx.act({ type: "time_up" }),
-      }, ctx.t("Time is up: end the game"))));
+      }, ctx.t("End the game now (time is up)"))));
     }
   } else {
     const counts = el("ul", { className: "counts" }, ...view.players.map((seat) => el("li", {},
