@@ -170,7 +170,7 @@ class KnowledgeBalanceForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["tag"].choices = [("", _("any tag"))] + [(tag.slug, tag.name) for tag in tags_in_use()]
+        self.fields["tag"].choices = [("", _("any tag"))] + [(tag.slug, str(tag)) for tag in tags_in_use()]
 
 
 class KnowledgeBoardBalanceAdmin(KnowledgeBoardAdmin):

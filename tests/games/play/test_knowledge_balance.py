@@ -301,3 +301,14 @@ def test_a_teacher_who_may_only_see_the_board_gets_no_simulator(
 def test_the_command_refuses_an_absurd_number_of_games(games: str) -> None:
     with pytest.raises(CommandError, match="--games must be from 1 to 1,000,000"):
         call_command("knowledge_simulate", "--games", games, "--json", stdout=StringIO())
+
+
+def test_the_form_offers_the_tags_of_the_knowledge_questions(db: Any) -> None:
+    from games.admin import KnowledgeBalanceForm
+
+    question = KnowledgeQuestionFactory()
+    question.tags.add(Tag.objects.create(slug="ii-rp"))
+    Tag.objects.create(slug="unused")
+    choices = dict(KnowledgeBalanceForm().fields["tag"].choices)
+    assert choices.get("ii-rp") == "ii-rp"
+    assert "unused" not in choices
