@@ -2,6 +2,9 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# `make test` runs on every core (tests/parallel.py gives each worker its own services);
+# `make test TEST_WORKERS=0` runs in one process.
+TEST_WORKERS ?= auto
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
@@ -33,7 +36,7 @@ run: setup
 
 test: install
 	$(BIN)/python -m playwright --version >/dev/null
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # The pictures of each game on a phone and a projector in docs/images/ (docs/screenshots/):
 # played in chromium like the browser tests, but not a test, so `make test` never runs it.

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import os
 
 import pytest
+from _pytest.nodeid import NodeId  # pytest 9's node id (no public way to rename a test yet)
 
 from tests.factories import AdminFactory, TeacherFactory, UserFactory
 
@@ -28,13 +30,18 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-django sorts the transactional tests last
 def pytest_collection_modifyitems(items):
-    """Every transactional test starts from the migrated database and leaves it so.
+    """Every transactional test starts from the migrated database and leaves it so; the
+    production suite runs on one test worker (tests/parallel.py).
 
     A transactional test flushes the tables afterwards, which would also remove what
     the data migrations seeded (periods, the Teachers group); serialized rollback puts
     it back for the tests that follow.
     """
+    _unique_node_ids(items)
     for item in items:
+        if item.get_closest_marker("production") is not None:
+            # One outside topology for the whole run: its tests take turns on one worker.
+            item.add_marker(pytest.mark.xdist_group("production"))
         names = getattr(item, "fixturenames", ())
         marker = item.get_closest_marker("django_db")
         transactional = (
@@ -46,6 +53,18 @@ def pytest_collection_modifyitems(items):
         if transactional and not (marker is not None and marker.kwargs.get("serialized_rollback")):
             # Prepended: a test's own `django_db(transaction=True)` must not hide it.
             item.add_marker(pytest.mark.django_db(transaction=True, serialized_rollback=True), append=False)
+
+
+def _unique_node_ids(items) -> None:
+    """schemathesis names each operation's case ``test_api_as_admin[GET /api/v1/…]`` but
+    gives them all one node id; test workers (tests/parallel.py) tell tests apart by node
+    id, and would run one case of each. The name makes the id unique again."""
+    seen: dict[str, int] = {}
+    for item in items:
+        seen[item.nodeid] = seen.get(item.nodeid, 0) + 1
+    for item in items:
+        if seen[item.nodeid] > 1 and "[" in item.name and not item.nodeid.endswith("]"):
+            item._id = NodeId.parse(f"{item.nodeid.rpartition('::')[0]}::{item.name}")
 
 
 @pytest.fixture
@@ -120,5 +139,13 @@ def celery_worker_real(request):
     request.getfixturevalue("transactional_db")
     app.conf.broker_url = settings.REDIS_URL
     app.conf.result_backend = settings.REDIS_URL
-    with start_worker(app, perform_ping_check=False, pool="threads", concurrency=2, shutdown_timeout=10):
-        yield app
+    # The test worker sets the root logger up for itself (level ERROR, its own handlers);
+    # the tests after it must see warnings as the site logs them.
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    try:
+        with start_worker(app, perform_ping_check=False, pool="threads", concurrency=2, shutdown_timeout=10):
+            yield app
+    finally:
+        root.setLevel(level)
+        root.handlers[:] = handlers

@@ -1,0 +1,56 @@
+"""Parallel test runs (pytest-xdist): each worker gets services of its own.
+
+Loaded with ``-p tests.parallel`` (pyproject's addopts) before pytest-django reads the
+settings, so what it changes here is what ``config/settings.py`` sees. pytest-django
+already gives each worker its own test database (``test_talia_gw1``); this module does the
+same for what the database does not cover:
+
+- the Redis database (cache, Celery broker and results): worker ``gwN`` uses the number in
+  ``REDIS_URL`` plus N, so one worker's ``cache.clear()`` or Celery worker never sees
+  another's keys or tasks (``REDIS_URL=redis://…/0`` with two workers uses 0 and 1);
+- the channel layer's prefix (``LIVE_CHANNEL_PREFIX``), so live groups never cross;
+- ``TALIA_VAR_DIR``, so files kept there (the demo logins, the static stamp) never race.
+
+The tests that share one outside topology (``tests/production/``) run on one worker
+(``xdist_group``; the Makefile asks for ``--dist loadgroup``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+
+
+def worker_index(worker: str) -> int:
+    """``gw3`` → 3; the controller or a run without xdist → 0."""
+    match = re.fullmatch(r"gw(\d+)", worker)
+    return int(match.group(1)) if match else 0
+
+
+def redis_url_for(url: str, index: int) -> str:
+    """The same server with the database number moved up by ``index``."""
+    if not url or index == 0:
+        return url
+    match = re.fullmatch(r"(rediss?://[^/?#]*)(?:/(\d*))?([?#].*)?", url)
+    if match is None:
+        raise ValueError(f"REDIS_URL {url!r}: cannot give each test worker a database of its own")
+    base, number, rest = match.group(1), match.group(2), match.group(3) or ""
+    return f"{base}/{int(number or 0) + index}{rest}"
+
+
+def isolate(environ: os._Environ[str] | dict[str, str], worker: str) -> None:
+    index = worker_index(worker)
+    if not worker:
+        return
+    if environ.get("REDIS_URL"):
+        environ["REDIS_URL"] = redis_url_for(environ["REDIS_URL"], index)
+    environ["LIVE_CHANNEL_PREFIX"] = f"{environ.get('LIVE_CHANNEL_PREFIX', 'talia-live')}-{worker}"
+    var_dir = environ.get("TALIA_VAR_DIR") or os.path.join(ROOT, "var")
+    environ["TALIA_VAR_DIR"] = os.path.join(var_dir, f"test-{worker}")
+    os.makedirs(environ["TALIA_VAR_DIR"], exist_ok=True)
+
+
+isolate(os.environ, WORKER)
