@@ -734,6 +734,19 @@ def attempts_grade_overdue(
     return count
 
 
+def attempt_close_if_overdue(attempt: QuizAttempt, now: datetime | None = None) -> QuizAttempt:
+    """The attempt a student opens, graded as it stands if its time is up.
+
+    Only this attempt: opening a page never grades anyone else's work (the beat task
+    ``homework-due-sweep`` and the due-time task grade the others).
+    """
+    now = now or timezone.now()
+    if attempt.is_open and attempt.deadline and now >= attempt.deadline:
+        attempts_grade_overdue(now, attempts=QuizAttempt.objects.filter(pk=attempt.pk))
+        attempt.refresh_from_db()
+    return attempt
+
+
 # --- review: a student's own items ---------------------------------------------------------------
 
 #: ``Quiz.options`` flag of a review the student asked for: no teacher marks it, so a typed

@@ -620,18 +620,11 @@ def _own_attempt(request: HttpRequest, pk: int) -> QuizAttempt:
     return attempt
 
 
-def _close_if_overdue(attempt: QuizAttempt) -> QuizAttempt:
-    if attempt.is_open and attempt.deadline and timezone.now() >= attempt.deadline:
-        services.attempts_grade_overdue(timezone.now())
-        attempt.refresh_from_db()
-    return attempt
-
-
 @login_required
 @require_GET
 @never_cache
 def attempt_page(request: HttpRequest, pk: int) -> HttpResponse:
-    attempt = _close_if_overdue(_own_attempt(request, pk))
+    attempt = services.attempt_close_if_overdue(_own_attempt(request, pk))
     if not attempt.is_open:
         return _results(request, attempt)
     responses = selectors.attempt_responses(attempt)

@@ -695,7 +695,12 @@ def assignment_due_grade(*, assignment_id: int, now: datetime | None = None) -> 
     if assignment.kind in (Assignment.Kind.QUIZ, Assignment.Kind.REVIEW) and quizzes.available():
         # The quiz engine grades its overdue attempts; each reports to lms.grading.
         open_before = assignment.submissions.filter(status=Submission.Status.IN_PROGRESS).count()
-        quizzes.attempts_grade_overdue(now=now)
+        quizzes.attempts_grade_overdue(
+            now=now,
+            attempt_ids=assignment.submissions.filter(
+                status=Submission.Status.IN_PROGRESS, quiz_attempt__isnull=False
+            ).values("quiz_attempt_id"),
+        )
         graded += open_before - assignment.submissions.filter(status=Submission.Status.IN_PROGRESS).count()
     with transaction.atomic():
         assignment = Assignment.objects.select_for_update().get(pk=assignment_id)

@@ -16,7 +16,7 @@ from lms.classes import services
 from lms.classes.errors import ClassError
 from lms.lti.services import assignment_from_template
 from lms.models import Assignment, Grade, SchoolClass, Submission
-from tests.factories import UserFactory
+from tests.factories import TeacherFactory, UserFactory
 from tests.lms.factories_classes import (
     class_with_students,
     knowledge_quiz,
@@ -223,6 +223,25 @@ def test_a_quiz_attempt_in_progress_at_the_due_time_is_graded_by_the_quiz_engine
         Decimal("10.00"),
         True,
     )
+
+
+def test_the_due_time_of_one_homework_grades_only_its_own_attempts(school_class, teacher, student):
+    """The due-time task of one homework leaves another homework's overdue attempt for its
+    own task or the beat sweep: one homework's clock never grades another's work."""
+    due = timezone.now() + timedelta(hours=1)
+    homework = quiz_homework(school_class, knowledge_quiz(teacher, (3, 1)), due_at=due)
+    colleague = TeacherFactory()
+    other = quiz_homework(
+        class_with_students(colleague, student, name="4c"), knowledge_quiz(colleague, (2,)), due_at=due
+    )
+    mine = services.submission_start(assignment=homework, student=student)
+    theirs = services.submission_start(assignment=other, student=student)
+
+    assert services.assignment_due_grade(assignment_id=homework.pk, now=due + timedelta(seconds=5)) == 1
+
+    mine.refresh_from_db(), theirs.refresh_from_db()
+    assert mine.status == "graded" and mine.quiz_attempt.status == "graded"
+    assert theirs.status == "in_progress" and theirs.quiz_attempt.status == "in_progress"
 
 
 def _time_passes(attempt: QuizAttempt, minutes: int) -> None:

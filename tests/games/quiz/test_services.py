@@ -427,6 +427,29 @@ def test_overdue_attempts_are_graded_as_they_stand(published_quiz, student, grad
     assert services.attempts_grade_overdue(now + timedelta(minutes=3)) == 0
 
 
+def test_opening_an_overdue_attempt_grades_that_attempt_and_no_other(published_quiz, student, graded_reports):
+    """A page a student opens closes their own attempt whose time is up, not the class's."""
+    now = timezone.now()
+    mine = services.attempt_start(
+        quiz=published_quiz, student=student, time_limit=timedelta(minutes=1), now=now
+    )
+    theirs = services.attempt_start(
+        quiz=published_quiz, student=UserFactory(), time_limit=timedelta(minutes=1), now=now
+    )
+    later = now + timedelta(minutes=2)
+
+    assert services.attempt_close_if_overdue(mine, later).status == "graded"
+
+    theirs.refresh_from_db()
+    assert theirs.status == "in_progress"
+    assert graded_reports == [mine]
+    # In time, nothing is graded.
+    running = services.attempt_start(
+        quiz=published_quiz, student=UserFactory(), time_limit=timedelta(hours=1)
+    )
+    assert services.attempt_close_if_overdue(running, later).status == "in_progress"
+
+
 # --- Know answers and the teacher's marks ----------------------------------------------------------
 
 
