@@ -9,6 +9,8 @@ is a quiz card with a category, a front, a back and the answer that moves a mark
 
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
@@ -54,6 +56,15 @@ class AuthoredContent(models.Model):
         related_name="+",
         blank=True,
         help_text=_("Teachers granted the right to edit this besides its owner."),
+    )
+    #: Stays with the content wherever it travels: a package (``content/packages``) carries
+    #: it, and importing the package elsewhere matches it before any name.
+    uid = models.UUIDField(
+        _("stable identifier"),
+        default=uuid.uuid4,
+        unique=True,
+        editable=False,
+        help_text=_("The same in every Talia this content is exported to."),
     )
     created = models.DateTimeField(_("created"), auto_now_add=True)
     updated = models.DateTimeField(_("updated"), auto_now=True)
@@ -599,6 +610,57 @@ class ImportJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} · {timezone.localtime(self.created):%Y-%m-%d %H:%M}"
+
+    @property
+    def finished(self) -> bool:
+        return self.state in (self.State.INVALID, self.State.DONE, self.State.FAILED)
+
+
+def package_file_path(instance: PackageImport, filename: str) -> str:
+    """A random name for an uploaded package (it holds the answers)."""
+    return random_name("packages", filename)
+
+
+class PackageImport(models.Model):
+    """One import of a Talia package (``docs/packages.md``): check, preview, choose, apply.
+
+    Like an ``ImportJob`` it moves CHECKING → CHECKED (or INVALID) → IMPORTING → DONE (or
+    FAILED), its check and its write run in Celery tasks, and the write is one
+    transaction. Between the two the teacher chooses, per item of the preview, to import
+    it, use the matching content already here, import it as a copy, or skip it
+    (``choices``, keyed by the item's ``ref``).
+    """
+
+    State = ImportJob.State
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("teacher"), on_delete=models.CASCADE, related_name="+"
+    )
+    package = models.FileField(_("package (ZIP)"), upload_to=package_file_path)
+    language = models.CharField(
+        _("language of the messages"), max_length=12, blank=True, help_text=_("The teacher's, at upload.")
+    )
+    kind = models.CharField(_("what"), max_length=24, blank=True)
+    title = models.CharField(_("title"), max_length=200, blank=True)
+    state = models.CharField(_("state"), max_length=12, choices=State.choices, default=State.CHECKING)
+    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
+    preview = models.JSONField(_("preview"), default=dict, blank=True)
+    choices = models.JSONField(_("choices"), default=dict, blank=True)
+    result = models.JSONField(_("result"), default=dict, blank=True)
+    error = models.TextField(_("error"), blank=True)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    updated = models.DateTimeField(_("updated"), auto_now=True)
+    #: When a worker took the current step; empty while it waits in the queue (the sweep
+    #: of lost jobs tells the two apart, as for ``ImportJob``).
+    started = models.DateTimeField(_("started"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+        verbose_name = _("package import")
+        verbose_name_plural = _("package imports")
+
+    def __str__(self) -> str:
+        return f"{self.title or _('Package')} · {timezone.localtime(self.created):%Y-%m-%d %H:%M}"
 
     @property
     def finished(self) -> bool:

@@ -11,10 +11,15 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from . import building, imports, jobs
 from .jobs import IMPORT_SOFT_TIME_LIMIT, IMPORT_TIME_LIMIT
-from .models import ImportJob
+from .models import ImportJob, PackageImport
+from .packages import services as packages
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +74,61 @@ def import_job_apply_task(job_id: int) -> None:
         imports.import_job_fail(job_id=job_id, message=UNEXPECTED.format(step="importing"))
 
 
+PACKAGE_UNEXPECTED = gettext_noop(
+    "Talia hit an unexpected error while %(step)s the package; nothing was imported. "
+    "Try again, and tell an admin if it happens again."
+)
+
+
+def _package_failed(job_id: int, step: str) -> None:
+    job = PackageImport.objects.filter(pk=job_id).first()
+    with translation.override(job.language if job and job.language else settings.LANGUAGE_CODE):
+        step_text = _("checking") if step == "check" else _("importing")
+        packages.package_import_fail(job_id=job_id, message=_(PACKAGE_UNEXPECTED) % {"step": step_text})
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    ignore_result=True,
+    soft_time_limit=IMPORT_SOFT_TIME_LIMIT,
+    time_limit=IMPORT_TIME_LIMIT,
+)
+def package_import_check_task(self, job_id: int) -> None:  # type: ignore[no-untyped-def]
+    """Check an uploaded package (``packages.services.package_import_check``)."""
+    job = PackageImport.objects.filter(pk=job_id).first()
+    if job is None:
+        logger.info("Package import %s is gone; nothing to check.", job_id)
+        return
+    try:
+        with jobs.task_heartbeat(self, PackageImport, job_id):
+            packages.package_import_check(job=job)
+    except imports.ImportRefused as refused:
+        logger.info("Package import %s not checked: %s", job_id, refused)
+    except Exception:
+        logger.exception("Package import %s: the check failed", job_id)
+        _package_failed(job_id, "check")
+
+
+@shared_task(
+    acks_late=True, ignore_result=True, soft_time_limit=IMPORT_SOFT_TIME_LIMIT, time_limit=IMPORT_TIME_LIMIT
+)
+def package_import_apply_task(job_id: int) -> None:
+    """Write a confirmed package import (``packages.services.package_import_apply``); no
+    heartbeat, as for tables: the write holds the job's row lock to its end."""
+    job = PackageImport.objects.filter(pk=job_id).first()
+    if job is None:
+        logger.info("Package import %s is gone; nothing to import.", job_id)
+        return
+    try:
+        packages.package_import_apply(job=job)
+    except imports.ImportRefused as refused:
+        logger.info("Package import %s not applied: %s", job_id, refused)
+    except Exception:
+        logger.exception("Package import %s: the import failed", job_id)
+        _package_failed(job_id, "apply")
+
+
 @shared_task(acks_late=True, ignore_result=True, soft_time_limit=60, time_limit=90)
 def jobs_sweep_task() -> None:
     """From beat, every minute: fail the builds, prints and imports whose worker died, and
@@ -78,10 +138,10 @@ def jobs_sweep_task() -> None:
     and a whole worker killed leaves its task to Redis's visibility timeout (hours).
     """
     builds = building.builds_sweep()
-    imported = imports.imports_sweep()
+    imported = imports.imports_sweep() + packages.package_imports_sweep()
     if any(builds.values()) or imported:
         logger.warning("Jobs sweep: %s, %s import(s) failed", builds, imported)
-    sent = building.builds_requeue() + imports.imports_requeue()
+    sent = building.builds_requeue() + imports.imports_requeue() + packages.package_imports_requeue()
     if sent:
         logger.warning("Jobs sweep: %s job(s) waiting too long were sent to the queue again", sent)
 
