@@ -561,7 +561,36 @@ class KnowQuestion(AuthoredContent):
             raise ValidationError({"answers": _("The accepted answers are a list of texts.")})
 
 
-class ImportJob(models.Model):
+class CheckedImport(models.Model):
+    """What a table import and a package import share: a check (nothing written) with a
+    preview, then a write in one transaction, each step in a Celery task that records its
+    progress here (``content.imports``, ``content.packages.services``).
+
+    The states are CHECKING → CHECKED (or INVALID) → IMPORTING → DONE (or FAILED); each
+    kind names them in its own words (``State``) with the same values, so the sweep of
+    lost jobs (``imports.imports_sweep``) serves both.
+    """
+
+    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
+    preview = models.JSONField(_("preview"), default=dict, blank=True)
+    result = models.JSONField(_("result"), default=dict, blank=True)
+    error = models.TextField(_("error"), blank=True)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    updated = models.DateTimeField(_("updated"), auto_now=True)
+    #: When a worker took the current step (check or import); empty while it waits in
+    #: the queue, so the sweep of lost jobs (``imports.imports_sweep``) tells the two apart.
+    started = models.DateTimeField(_("started"), null=True, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created"]
+
+    @property
+    def finished(self) -> bool:
+        return self.state in ("invalid", "done", "failed")  # type: ignore[attr-defined]
+
+
+class ImportJob(CheckedImport):
     """One import of a file by a curator: preview first (nothing written), then apply.
 
     The rows are checked in a Celery task that records its progress here; the preview
@@ -592,28 +621,14 @@ class ImportJob(models.Model):
     data_file = models.FileField(_("table (CSV or XLSX)"), upload_to=import_file_path)
     pictures_zip = models.FileField(_("pictures (ZIP)"), upload_to=import_file_path, blank=True)
     state = models.CharField(_("state"), max_length=12, choices=State.choices, default=State.CHECKING)
-    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
     total_rows = models.PositiveIntegerField(_("rows"), default=0)
-    preview = models.JSONField(_("preview"), default=dict, blank=True)
-    result = models.JSONField(_("result"), default=dict, blank=True)
-    error = models.TextField(_("error"), blank=True)
-    created = models.DateTimeField(_("created"), auto_now_add=True)
-    updated = models.DateTimeField(_("updated"), auto_now=True)
-    #: When a worker took the current step (check or import); empty while it waits in
-    #: the queue, so the sweep of lost jobs (``imports.imports_sweep``) tells the two apart.
-    started = models.DateTimeField(_("started"), null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created"]
+    class Meta(CheckedImport.Meta):
         verbose_name = _("import")
         verbose_name_plural = _("imports")
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} · {timezone.localtime(self.created):%Y-%m-%d %H:%M}"
-
-    @property
-    def finished(self) -> bool:
-        return self.state in (self.State.INVALID, self.State.DONE, self.State.FAILED)
 
 
 def package_file_path(instance: PackageImport, filename: str) -> str:
@@ -621,17 +636,21 @@ def package_file_path(instance: PackageImport, filename: str) -> str:
     return random_name("packages", filename)
 
 
-class PackageImport(models.Model):
+class PackageImport(CheckedImport):
     """One import of a Talia package (``docs/packages.md``): check, preview, choose, apply.
 
-    Like an ``ImportJob`` it moves CHECKING → CHECKED (or INVALID) → IMPORTING → DONE (or
-    FAILED), its check and its write run in Celery tasks, and the write is one
-    transaction. Between the two the teacher chooses, per item of the preview, to import
-    it, use the matching content already here, import it as a copy, or skip it
+    Between the check and the write the teacher chooses, per item of the preview, to
+    import it, use the matching content already here, import it as a copy, or skip it
     (``choices``, keyed by the item's ``ref``).
     """
 
-    State = ImportJob.State
+    class State(models.TextChoices):
+        CHECKING = "checking", _("Checking the package")
+        CHECKED = "checked", _("Ready to import")
+        INVALID = "invalid", _("The package has problems")
+        IMPORTING = "importing", _("Importing")
+        DONE = "done", _("Imported")
+        FAILED = "failed", _("Failed")
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name=_("teacher"), on_delete=models.CASCADE, related_name="+"
@@ -643,28 +662,14 @@ class PackageImport(models.Model):
     kind = models.CharField(_("what"), max_length=24, blank=True)
     title = models.CharField(_("title"), max_length=200, blank=True)
     state = models.CharField(_("state"), max_length=12, choices=State.choices, default=State.CHECKING)
-    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
-    preview = models.JSONField(_("preview"), default=dict, blank=True)
     choices = models.JSONField(_("choices"), default=dict, blank=True)
-    result = models.JSONField(_("result"), default=dict, blank=True)
-    error = models.TextField(_("error"), blank=True)
-    created = models.DateTimeField(_("created"), auto_now_add=True)
-    updated = models.DateTimeField(_("updated"), auto_now=True)
-    #: When a worker took the current step; empty while it waits in the queue (the sweep
-    #: of lost jobs tells the two apart, as for ``ImportJob``).
-    started = models.DateTimeField(_("started"), null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created"]
+    class Meta(CheckedImport.Meta):
         verbose_name = _("package import")
         verbose_name_plural = _("package imports")
 
     def __str__(self) -> str:
         return f"{self.title or _('Package')} · {timezone.localtime(self.created):%Y-%m-%d %H:%M}"
-
-    @property
-    def finished(self) -> bool:
-        return self.state in (self.State.INVALID, self.State.DONE, self.State.FAILED)
 
 
 class BuildState(models.TextChoices):

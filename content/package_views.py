@@ -40,7 +40,7 @@ STATE_LABELS = {
     CONFLICT: pgettext_lazy("package item", "Differs from what is here"),
 }
 MATCHED_BY = {
-    "uid": _("matched by its identifier: it was exported from, or imported into, this content"),
+    "uid": _("matched by its identifier"),
     "name": _("matched by its name"),
 }
 
@@ -77,7 +77,13 @@ def package_import_start(request: HttpRequest) -> HttpResponse:
         "content/packages/start.html",
         _("Import a package"),
         form=form,
-        recent=PackageImport.objects.filter(user=request.user)[:10],
+        recent=(
+            PackageImport.objects
+            if request.user.is_admin
+            else PackageImport.objects.filter(user=request.user)
+        )
+        .select_related("user")
+        .all()[:10],
     )
 
 

@@ -9,9 +9,13 @@ so an eager run cannot turn into an error page.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from contextlib import nullcontext
+from typing import Any
 
 from celery import shared_task
 from django.conf import settings
+from django.db.models import Model
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -29,6 +33,32 @@ UNEXPECTED = (
 )
 
 
+def _import_step(
+    model: type[Model],
+    job_id: int,
+    *,
+    what: str,
+    step: str,
+    run: Callable[[Any], Any],
+    fail: Callable[[int], Any],
+    heartbeat: Any = None,
+) -> None:
+    """One step of an import (``step`` "check" or "import") of a table or a package: load
+    the job, run the service, log a refusal, record an unexpected error with ``fail``."""
+    job = model._default_manager.filter(pk=job_id).first()
+    if job is None:
+        logger.info("%s %s is gone; nothing to %s.", what, job_id, step)
+        return
+    try:
+        with heartbeat or nullcontext():
+            run(job)
+    except imports.ImportRefused as refused:
+        logger.info("%s %s not %s: %s", what, job_id, "checked" if step == "check" else "applied", refused)
+    except Exception:
+        logger.exception("%s %s: the %s failed", what, job_id, step)
+        fail(job_id)
+
+
 @shared_task(
     bind=True,
     acks_late=True,
@@ -38,18 +68,15 @@ UNEXPECTED = (
 )
 def import_job_check_task(self, job_id: int) -> None:  # type: ignore[no-untyped-def]
     """Check the rows of an uploaded import (``imports.import_job_check``)."""
-    job = ImportJob.objects.filter(pk=job_id).first()
-    if job is None:
-        logger.info("Import job %s is gone; nothing to check.", job_id)
-        return
-    try:
-        with jobs.task_heartbeat(self, ImportJob, job_id):
-            imports.import_job_check(job=job)
-    except imports.ImportRefused as refused:
-        logger.info("Import job %s not checked: %s", job_id, refused)
-    except Exception:
-        logger.exception("Import job %s: the check failed", job_id)
-        imports.import_job_fail(job_id=job_id, message=UNEXPECTED.format(step="checking"))
+    _import_step(
+        ImportJob,
+        job_id,
+        what="Import job",
+        step="check",
+        run=lambda job: imports.import_job_check(job=job),
+        fail=lambda pk: imports.import_job_fail(job_id=pk, message=UNEXPECTED.format(step="checking")),
+        heartbeat=jobs.task_heartbeat(self, ImportJob, job_id),
+    )
 
 
 @shared_task(
@@ -61,17 +88,14 @@ def import_job_apply_task(job_id: int) -> None:
     No heartbeat: the write holds the job's row lock to its end, which is what the sweep
     looks at (``imports.imports_sweep``).
     """
-    job = ImportJob.objects.filter(pk=job_id).first()
-    if job is None:
-        logger.info("Import job %s is gone; nothing to import.", job_id)
-        return
-    try:
-        imports.import_job_apply(job=job)
-    except imports.ImportRefused as refused:
-        logger.info("Import job %s not applied: %s", job_id, refused)
-    except Exception:
-        logger.exception("Import job %s: the import failed", job_id)
-        imports.import_job_fail(job_id=job_id, message=UNEXPECTED.format(step="importing"))
+    _import_step(
+        ImportJob,
+        job_id,
+        what="Import job",
+        step="import",
+        run=lambda job: imports.import_job_apply(job=job),
+        fail=lambda pk: imports.import_job_fail(job_id=pk, message=UNEXPECTED.format(step="importing")),
+    )
 
 
 PACKAGE_UNEXPECTED = gettext_noop(
@@ -96,18 +120,15 @@ def _package_failed(job_id: int, step: str) -> None:
 )
 def package_import_check_task(self, job_id: int) -> None:  # type: ignore[no-untyped-def]
     """Check an uploaded package (``packages.services.package_import_check``)."""
-    job = PackageImport.objects.filter(pk=job_id).first()
-    if job is None:
-        logger.info("Package import %s is gone; nothing to check.", job_id)
-        return
-    try:
-        with jobs.task_heartbeat(self, PackageImport, job_id):
-            packages.package_import_check(job=job)
-    except imports.ImportRefused as refused:
-        logger.info("Package import %s not checked: %s", job_id, refused)
-    except Exception:
-        logger.exception("Package import %s: the check failed", job_id)
-        _package_failed(job_id, "check")
+    _import_step(
+        PackageImport,
+        job_id,
+        what="Package import",
+        step="check",
+        run=lambda job: packages.package_import_check(job=job),
+        fail=lambda pk: _package_failed(pk, "check"),
+        heartbeat=jobs.task_heartbeat(self, PackageImport, job_id),
+    )
 
 
 @shared_task(
@@ -116,17 +137,14 @@ def package_import_check_task(self, job_id: int) -> None:  # type: ignore[no-unt
 def package_import_apply_task(job_id: int) -> None:
     """Write a confirmed package import (``packages.services.package_import_apply``); no
     heartbeat, as for tables: the write holds the job's row lock to its end."""
-    job = PackageImport.objects.filter(pk=job_id).first()
-    if job is None:
-        logger.info("Package import %s is gone; nothing to import.", job_id)
-        return
-    try:
-        packages.package_import_apply(job=job)
-    except imports.ImportRefused as refused:
-        logger.info("Package import %s not applied: %s", job_id, refused)
-    except Exception:
-        logger.exception("Package import %s: the import failed", job_id)
-        _package_failed(job_id, "apply")
+    _import_step(
+        PackageImport,
+        job_id,
+        what="Package import",
+        step="import",
+        run=lambda job: packages.package_import_apply(job=job),
+        fail=lambda pk: _package_failed(pk, "apply"),
+    )
 
 
 @shared_task(acks_late=True, ignore_result=True, soft_time_limit=60, time_limit=90)

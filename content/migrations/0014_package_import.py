@@ -22,6 +22,13 @@ class Migration(migrations.Migration):
                         auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
                     ),
                 ),
+                ("progress", models.PositiveSmallIntegerField(default=0, verbose_name="progress (%)")),
+                ("preview", models.JSONField(blank=True, default=dict, verbose_name="preview")),
+                ("result", models.JSONField(blank=True, default=dict, verbose_name="result")),
+                ("error", models.TextField(blank=True, verbose_name="error")),
+                ("created", models.DateTimeField(auto_now_add=True, verbose_name="created")),
+                ("updated", models.DateTimeField(auto_now=True, verbose_name="updated")),
+                ("started", models.DateTimeField(blank=True, null=True, verbose_name="started")),
                 (
                     "package",
                     models.FileField(
@@ -43,9 +50,9 @@ class Migration(migrations.Migration):
                     "state",
                     models.CharField(
                         choices=[
-                            ("checking", "Checking the rows"),
+                            ("checking", "Checking the package"),
                             ("checked", "Ready to import"),
-                            ("invalid", "The file has errors"),
+                            ("invalid", "The package has problems"),
                             ("importing", "Importing"),
                             ("done", "Imported"),
                             ("failed", "Failed"),
@@ -55,14 +62,7 @@ class Migration(migrations.Migration):
                         verbose_name="state",
                     ),
                 ),
-                ("progress", models.PositiveSmallIntegerField(default=0, verbose_name="progress (%)")),
-                ("preview", models.JSONField(blank=True, default=dict, verbose_name="preview")),
                 ("choices", models.JSONField(blank=True, default=dict, verbose_name="choices")),
-                ("result", models.JSONField(blank=True, default=dict, verbose_name="result")),
-                ("error", models.TextField(blank=True, verbose_name="error")),
-                ("created", models.DateTimeField(auto_now_add=True, verbose_name="created")),
-                ("updated", models.DateTimeField(auto_now=True, verbose_name="updated")),
-                ("started", models.DateTimeField(blank=True, null=True, verbose_name="started")),
                 (
                     "user",
                     models.ForeignKey(
@@ -77,6 +77,7 @@ class Migration(migrations.Migration):
                 "verbose_name": "package import",
                 "verbose_name_plural": "package imports",
                 "ordering": ["-created"],
+                "abstract": False,
             },
         ),
     ]

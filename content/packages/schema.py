@@ -153,19 +153,8 @@ class Reader:
 
     def texts(self, key: str, *, max_items: int, max_length: int, keys: bool = False) -> list[str]:
         """A list of texts; ``keys``: each a key such as ``ii-rp`` (letters, digits, - and _)."""
-        if self._missing(key):
-            return []
-        value = self.data[key]
-        if not isinstance(value, list):
-            self._problem(key, _("must be a list […], not %(type)s.") % {"type": _type(value)})
-            return []
-        if len(value) > max_items:
-            self._problem(
-                key, _("may list at most %(max)s values; it has %(n)s.") % {"max": max_items, "n": len(value)}
-            )
-            return []
         result: list[str] = []
-        for item in value:
+        for item in self.list(key, max_items=max_items):
             if not isinstance(item, str) or not item.strip() or len(item) > max_length or "\x00" in item:
                 self._problem(
                     key,

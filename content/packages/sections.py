@@ -427,6 +427,12 @@ def sections() -> Iterator[Section]:
     return iter(SECTIONS.values())
 
 
+def _taken_note(item: Item, imported: str, copied: str) -> None:
+    """Say what an item gets instead of what is taken: as imported (a new item) or as a
+    copy (an item that matches content here, which it would be written beside)."""
+    item.notes.append(imported if item.state == NEW else copied)
+
+
 def _full_clean(instance: Model, where: str, ctx: ImportContext, exclude: Iterable[str]) -> None:
     try:
         instance.full_clean(exclude=list(exclude), validate_unique=False, validate_constraints=False)
@@ -566,9 +572,13 @@ class SymbolSection(Section):
                     )
                     continue
                 number = next((n for n in free if n > item.entry["number"]), free[0])
-                item.notes.append(
+                values = {"new": number, "old": item.entry["number"]}
+                _taken_note(
+                    item,
                     _("Imported, it is numbered %(new)03d: %(old)03d is taken in this collection here.")
-                    % {"new": number, "old": item.entry["number"]}
+                    % values,
+                    _("As a copy, it gets the collection's next free number: %(old)03d is taken here.")
+                    % values,
                 )
             used.add(number)
             item.plan["number"] = number
@@ -684,9 +694,11 @@ class SymbolSetSection(Section):
             if key in taken:
                 stem = slugify(key)[: _max(SymbolSet, "slug") - 4] or "set"
                 key = next(f"{stem}-{n}" for n in range(2, 10_000) if f"{stem}-{n}" not in taken)
-                item.notes.append(
-                    _('Imported, its key is "%(new)s": "%(old)s" is taken here.')
-                    % {"new": key, "old": item.entry["key"]}
+                values = {"new": key, "old": item.entry["key"]}
+                _taken_note(
+                    item,
+                    _('Imported, its key is "%(new)s": "%(old)s" is taken here.') % values,
+                    _('As a copy, it gets a key of its own: "%(old)s" is taken here.') % values,
                 )
             taken.add(key)
             item.plan["key"] = key

@@ -483,14 +483,20 @@ def _refusal(job: PackageImport) -> str:
     ) % {"state": job.get_state_display().lower()}
 
 
+def _locked(job: PackageImport, user: Any) -> PackageImport:
+    """The job, locked, if ``user`` is its teacher or an admin (inside a transaction)."""
+    _author(user)
+    job = PackageImport.objects.select_for_update().get(pk=job.pk)
+    if job.user_id != user.pk and not user.is_admin:
+        raise PermissionDenied(_("This is another teacher's import."))
+    return job
+
+
 def package_import_confirm(*, job: PackageImport, user: Any, choices: Mapping[str, str]) -> PackageImport:
     """Take the teacher's choice per item (missing ones take the preview's default) and queue
     the write; ``PackageChoiceError`` when the choices cannot be written."""
-    _author(user)
     with transaction.atomic():
-        job = PackageImport.objects.select_for_update().get(pk=job.pk)
-        if job.user_id != user.pk and not user.is_admin:
-            raise PermissionDenied(_("This is another teacher's import."))
+        job = _locked(job, user)
         if job.state != State.CHECKED:
             raise ImportRefused(_refusal(job))
         items = [item for part in job.preview.get("sections", []) for item in part["items"]]
@@ -622,11 +628,8 @@ def package_import_fail(*, job_id: int, message: str) -> PackageImport:
 
 def package_import_retry(*, job: PackageImport, user: Any) -> PackageImport:
     """ "Try again" for a FAILED import: check the stored package again from the start."""
-    _author(user)
     with transaction.atomic():
-        job = PackageImport.objects.select_for_update().get(pk=job.pk)
-        if job.user_id != user.pk and not user.is_admin:
-            raise PermissionDenied(_("This is another teacher's import."))
+        job = _locked(job, user)
         if job.state != State.FAILED:
             raise ImportRefused(
                 _("Only an import that failed can be tried again; this one is %(state)s.")

@@ -231,8 +231,10 @@ def _whole(value: Any, maximum: int) -> bool:
 #: A quiz's options (``Quiz.options``) and the values each may take.
 OPTION_CHECKS: dict[str, Callable[[Any], bool]] = {
     "total": lambda v: _whole(v, MAX_QUIZ_ITEMS),
-    "counts": lambda v: v is None
-    or (isinstance(v, dict) and all(k in KIND_LABELS and _whole(n, MAX_QUIZ_ITEMS) for k, n in v.items())),
+    "counts": lambda v: (
+        v is None
+        or (isinstance(v, dict) and all(k in KIND_LABELS and _whole(n, MAX_QUIZ_ITEMS) for k, n in v.items()))
+    ),
     "language": lambda v: v is None or (isinstance(v, str) and len(v) <= 12),
     "set_aside": _strings,
     "replacements": lambda v: _whole(v, 100_000),

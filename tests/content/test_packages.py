@@ -322,7 +322,7 @@ def test_import_as_a_copy_gets_a_new_identifier_and_a_free_number_and_key(
     job = package_check(teacher, data, django_capture_on_commit_callbacks)
     refs = {label: item["ref"] for label, item in preview_items(job).items()}
     note = preview_items(job)["002 Orzeł Biały (znaki-szkoly)"]["notes"]
-    assert note == ["Imported, it is numbered 003: 002 is taken in this collection here."]
+    assert note == ["As a copy, it gets the collection's next free number: 002 is taken here."]
     with django_capture_on_commit_callbacks(execute=True):
         services.package_import_confirm(
             job=job,
@@ -342,6 +342,24 @@ def test_import_as_a_copy_gets_a_new_identifier_and_a_free_number_and_key(
         orzel[1].pk,
         Symbol.objects.get(name="Stocznia").pk,
     ]
+
+
+def test_a_new_symbol_whose_number_is_taken_here_gets_the_next_free_one(
+    teacher, other_teacher, symbol_set, django_capture_on_commit_callbacks
+):
+    data = exported(services.symbol_sets_export(user=teacher, queryset=SymbolSet.objects.all()))
+    installation_empty()
+    collection = CollectionFactory(slug="znaki-szkoly", name="Nasze")
+    SymbolFactory(owner=other_teacher, collection=collection, number=2, status=Status.DRAFT)  # unseen
+    job = package_import(teacher, data, django_capture_on_commit_callbacks)
+    assert job.state == State.DONE, job.error
+    item = preview_items(job)["002 Orzeł Biały (znaki-szkoly)"]
+    assert (item["state"], item["notes"]) == (
+        sections.NEW,
+        ["Imported, it is numbered 003: 002 is taken in this collection here."],
+    )
+    assert Symbol.objects.get(name="Orzeł Biały").number == 3
+    assert Collection.objects.get().name == "Nasze"  # what is here is never changed
 
 
 def test_a_set_cannot_be_imported_without_one_of_its_symbols(
@@ -819,7 +837,7 @@ def test_the_pages_go_from_upload_to_preview_to_done(
         )
     assert response.status_code == 302
     page = client.get(response.url).content.decode()
-    assert "3 imported, 0 imported as copies, 0 using what was here, 1 skipped." in page
+    assert "Imported: 3. Imported as copies: 0. Using what was here: 0. Skipped: 1." in page
     assert not SymbolSet.objects.exists()
     assert list(Symbol.objects.order_by("number").values_list("name", flat=True)) == [
         "Orzeł Biały",
@@ -936,3 +954,18 @@ def test_the_migration_gives_every_existing_row_its_own_identifier():
 
     assert Quiz.objects.get(code="OLD001").uid is not None
     json.dumps([str(u) for u in uids])  # plain UUIDs, as a manifest writes them
+
+
+def test_the_upload_page_lists_ones_own_imports_and_all_of_them_for_an_admin(
+    client, teacher, other_teacher, symbol_set, django_capture_on_commit_callbacks
+):
+    data = exported(services.symbol_sets_export(user=teacher, queryset=SymbolSet.objects.all()))
+    job = package_check(teacher, data, django_capture_on_commit_callbacks)
+    detail = reverse("content:package_import_detail", args=[job.pk])
+    client.force_login(teacher)
+    assert detail in client.get(reverse("content:package_import_start")).content.decode()
+    client.force_login(other_teacher)
+    assert detail not in client.get(reverse("content:package_import_start")).content.decode()
+    client.force_login(AdminFactory())
+    page = client.get(reverse("content:package_import_start")).content.decode()
+    assert detail in page and teacher.username in page
