@@ -27,6 +27,14 @@ from .packages import services as packages
 
 logger = logging.getLogger(__name__)
 
+#: How every step of an import runs: acknowledged once done, its result unused, with time limits.
+IMPORT_TASK: dict[str, Any] = {
+    "acks_late": True,
+    "ignore_result": True,
+    "soft_time_limit": IMPORT_SOFT_TIME_LIMIT,
+    "time_limit": IMPORT_TIME_LIMIT,
+}
+
 UNEXPECTED = (
     "Talia hit an unexpected error while {step} the file; nothing was imported. "
     "Try again, and tell an admin if it happens again."
@@ -59,13 +67,7 @@ def _import_step(
         fail(job_id)
 
 
-@shared_task(
-    bind=True,
-    acks_late=True,
-    ignore_result=True,
-    soft_time_limit=IMPORT_SOFT_TIME_LIMIT,
-    time_limit=IMPORT_TIME_LIMIT,
-)
+@shared_task(bind=True, **IMPORT_TASK)
 def import_job_check_task(self, job_id: int) -> None:  # type: ignore[no-untyped-def]
     """Check the rows of an uploaded import (``imports.import_job_check``)."""
     _import_step(
@@ -79,9 +81,7 @@ def import_job_check_task(self, job_id: int) -> None:  # type: ignore[no-untyped
     )
 
 
-@shared_task(
-    acks_late=True, ignore_result=True, soft_time_limit=IMPORT_SOFT_TIME_LIMIT, time_limit=IMPORT_TIME_LIMIT
-)
+@shared_task(**IMPORT_TASK)
 def import_job_apply_task(job_id: int) -> None:
     """Write a confirmed import (``imports.import_job_apply``).
 
@@ -111,13 +111,7 @@ def _package_failed(job_id: int, step: str) -> None:
         packages.package_import_fail(job_id=job_id, message=_(PACKAGE_UNEXPECTED) % {"step": step_text})
 
 
-@shared_task(
-    bind=True,
-    acks_late=True,
-    ignore_result=True,
-    soft_time_limit=IMPORT_SOFT_TIME_LIMIT,
-    time_limit=IMPORT_TIME_LIMIT,
-)
+@shared_task(bind=True, **IMPORT_TASK)
 def package_import_check_task(self, job_id: int) -> None:  # type: ignore[no-untyped-def]
     """Check an uploaded package (``packages.services.package_import_check``)."""
     _import_step(
@@ -131,9 +125,7 @@ def package_import_check_task(self, job_id: int) -> None:  # type: ignore[no-unt
     )
 
 
-@shared_task(
-    acks_late=True, ignore_result=True, soft_time_limit=IMPORT_SOFT_TIME_LIMIT, time_limit=IMPORT_TIME_LIMIT
-)
+@shared_task(**IMPORT_TASK)
 def package_import_apply_task(job_id: int) -> None:
     """Write a confirmed package import (``packages.services.package_import_apply``); no
     heartbeat, as for tables: the write holds the job's row lock to its end."""

@@ -413,6 +413,17 @@ class Section:
     def describe_existing(self, row: Any) -> str:
         return str(row)
 
+    def _create(self, item: Item, ctx: ImportContext, *, copy: bool, fields: tuple[str, ...]) -> Any:
+        """A new row of the item's ``fields``, the importing teacher's, with its tags."""
+        row = self.model._default_manager.create(
+            uid=ctx.new_uid(self.model, item, copy=copy),
+            owner=ctx.user,
+            **{name: item.entry[name] for name in fields},
+        )
+        if "tags" in item.entry:
+            row.tags.set(ctx.tags(item.entry["tags"]))
+        return row
+
 
 SECTIONS: dict[str, Section] = {}
 
@@ -514,6 +525,8 @@ class SymbolSection(Section):
         return f"{code} {entry.get('name', '')} ({entry.get('collection', '')})"
 
     def check(self, entry: dict[str, Any], where: str, ctx: ImportContext) -> None:
+        if any("\n" in name or "\r" in name for name in entry["alternative_names"]):
+            ctx.problems.add(where, _('"alternative_names" lists each name on its own, without line breaks.'))
         if not entry["periods"]:
             ctx.problems.add(where, _('"periods" must name at least one period.'))
         _known_key(Collection, entry["collection"], ctx.ref_collections, where, ctx, "collections")
@@ -800,18 +813,11 @@ class ActivityCardSection(Section):
         return None
 
     def write(self, item: Item, ctx: ImportContext, *, copy: bool) -> ActivityCard:
-        entry = item.entry
-        card = ActivityCard.objects.create(
-            uid=ctx.new_uid(ActivityCard, item, copy=copy),
-            owner=ctx.user,
-            title=entry["title"],
-            language=entry["language"],
-        )
+        card: ActivityCard = self._create(item, ctx, copy=copy, fields=("title", "language"))
         ActivityTerm.objects.bulk_create(
             ActivityTerm(card=card, slot=t["slot"], kind=t["kind"], text=t["text"], points=t["points"])
-            for t in entry["terms"]
+            for t in item.entry["terms"]
         )
-        card.tags.set(ctx.tags(entry["tags"]))
         return card
 
 
@@ -872,18 +878,8 @@ class KnowledgeQuestionSection(Section):
         return f"{row.front[:80]} ({answer_format(row.category, row.answer)})"
 
     def write(self, item: Item, ctx: ImportContext, *, copy: bool) -> KnowledgeQuestion:
-        entry = item.entry
-        question = KnowledgeQuestion.objects.create(
-            uid=ctx.new_uid(KnowledgeQuestion, item, copy=copy),
-            owner=ctx.user,
-            category=entry["category"],
-            front=entry["front"],
-            back=entry["back"],
-            answer=entry["answer"],
-            source=entry["source"],
-            language=entry["language"],
-        )
-        question.tags.set(ctx.tags(entry["tags"]))
+        fields = ("category", "front", "back", "answer", "source", "language")
+        question: KnowledgeQuestion = self._create(item, ctx, copy=copy, fields=fields)
         return question
 
 
@@ -934,17 +930,8 @@ class KnowledgeBoardSection(Section):
         return self.visible(ctx).filter(name=entry["name"]).order_by("pk").first()
 
     def write(self, item: Item, ctx: ImportContext, *, copy: bool) -> KnowledgeBoard:
-        entry = item.entry
-        return KnowledgeBoard.objects.create(
-            uid=ctx.new_uid(KnowledgeBoard, item, copy=copy),
-            owner=ctx.user,
-            name=entry["name"],
-            description=entry["description"],
-            spaces=entry["spaces"],
-            finish=entry["finish"],
-            opponent_start=entry["opponent_start"],
-            opponent_start_hard=entry["opponent_start_hard"],
-        )
+        board: KnowledgeBoard = self._create(item, ctx, copy=copy, fields=self.fields[1:])
+        return board
 
 
 # --- Know question bank ---------------------------------------------------------------------
@@ -987,16 +974,9 @@ class KnowQuestionSection(Section):
         return self.visible(ctx).filter(text=entry["text"]).order_by("pk").first()
 
     def write(self, item: Item, ctx: ImportContext, *, copy: bool) -> KnowQuestion:
-        entry = item.entry
-        question = KnowQuestion.objects.create(
-            uid=ctx.new_uid(KnowQuestion, item, copy=copy),
-            owner=ctx.user,
-            text=entry["text"],
-            answers=entry["answers"],
-            source=entry["source"],
-            language=entry["language"],
+        question: KnowQuestion = self._create(
+            item, ctx, copy=copy, fields=("text", "answers", "source", "language")
         )
-        question.tags.set(ctx.tags(entry["tags"]))
         return question
 
 

@@ -293,9 +293,10 @@ def _plan(user: Any, package: Package, *, progress: Callable[[int, int], None] |
         for index, value in enumerate(top.list(section.name, max_items=MAX_ITEMS, required=False)):
             reader = Reader(value, where(section.name, index), problems, section.fields)
             entry = section.read(reader, ctx)
-            if entry.get("uid") in uids:
+            uid = entry.get("uid", "")
+            if uid and uid in uids:
                 problems.add(reader.where, _('its "uid" is that of an earlier item; each item has its own.'))
-            uids.add(entry.get("uid", ""))
+            uids.add(uid)
             read.append((section, index, entry))
         ctx.uids[section.name] = uids
     if problems:

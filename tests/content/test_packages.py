@@ -633,6 +633,7 @@ def _broken(teacher, symbol_set, change) -> bytes:
             'its "uid" is that of an earlier item',
         ),
         (lambda m: m["symbols"][0].update(periods=[]), '"periods" must name at least one period.'),
+        (lambda m: m["symbols"][0].update(alternative_names=["a\nb"]), "without line breaks"),
         (
             lambda m: m["symbols"][0].update(themes=["nieznany"]),
             'it names the key "nieznany", which is neither in',
@@ -969,3 +970,32 @@ def test_the_upload_page_lists_ones_own_imports_and_all_of_them_for_an_admin(
     client.force_login(AdminFactory())
     page = client.get(reverse("content:package_import_start")).content.decode()
     assert detail in page and teacher.username in page
+
+
+@pytest.mark.parametrize(
+    ("changelist", "part"),
+    [
+        ("admin:content_symbolset_changelist", "symbol_sets"),
+        ("admin:content_activitycard_changelist", "activity_cards"),
+        ("admin:content_knowquestion_changelist", "know_questions"),
+        ("admin:content_knowledgeboard_changelist", "knowledge_boards"),
+    ],
+)
+def test_the_admin_action_exports_the_selected_items(client, teacher, symbol_set, changelist, part):
+    _cards(teacher)
+    KnowQuestion.objects.create(owner=teacher, text="Kto?", answers=["Ja"])
+    KnowledgeBoard.objects.create(
+        owner=teacher, name="Moja", spaces=KnowledgeBoard.objects.get().spaces, opponent_start=20
+    )
+    model = {
+        "symbol_sets": SymbolSet,
+        "activity_cards": ActivityCard,
+        "know_questions": KnowQuestion,
+        "knowledge_boards": KnowledgeBoard,
+    }[part]
+    chosen = model.objects.filter(owner=teacher).order_by("pk").first()
+    client.force_login(teacher)
+    response = client.post(reverse(changelist), {"action": "export_package", "_selected_action": [chosen.pk]})
+    assert response.status_code == 200 and response["Content-Type"] == "application/zip"
+    data = manifest(b"".join(response.streaming_content))
+    assert [entry["uid"] for entry in data[part]] == [str(chosen.uid)]

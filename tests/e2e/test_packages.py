@@ -153,6 +153,13 @@ def test_a_package_exported_here_is_imported_into_a_second_empty_installation(
     )
     expect(skip).to_be_checked()  # the choices made are kept
     checked(phone, "the preview with refused choices")
+    # The preview follows the system's dark theme as the admin does.
+    dark = browsing.new_phone_page(color_scheme="dark")
+    sign_in(dark, site.url, newcomer.username, "pass-word-123")
+    second = PackageImport.objects.filter(user=newcomer).latest("created")
+    dark.goto(site.url + reverse("content:package_import_detail", args=[second.pk]))
+    expect(dark.get_by_role("heading", name="Choose what to import")).to_be_visible()
+    checked(dark, "the preview in the dark theme")
     _choose(phone, "003 Stocznia Gdańska (znaki-szkoly)", "Use the existing one")
     _import(phone)
     expect(
