@@ -163,7 +163,7 @@ class Exporter:
         return theme.slug
 
     def manifest(self, *, kind: str, title: str) -> dict[str, Any]:
-        periods = sorted(self.periods.values(), key=lambda p: (p.position, p.start_year, p.slug))
+        periods = sorted(self.periods.values(), key=lambda p: (p.start_year, p.end_year, p.slug))
         return {
             "format": FORMAT,
             "version": VERSION,
@@ -494,7 +494,8 @@ class SymbolSection(Section):
             "alternative_names": row.alternative_name_list,
             "description": row.description,
             "outline": row.outline,
-            "periods": [exporter.period(p) for p in row.periods.order_by("position", "start_year", "slug")],
+            # Sorted by key, not by position: positions differ between installations.
+            "periods": sorted(exporter.period(p) for p in row.periods.all()),
             "themes": sorted(exporter.theme(t) for t in row.themes.all()),
             "portal_url": row.portal_url,
             "language": row.language,

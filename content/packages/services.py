@@ -583,7 +583,12 @@ def package_import_apply(*, job: PackageImport) -> PackageImport:
 
 
 def _apply(job: PackageImport, package: Package, stored: list[str]) -> dict[str, Any]:
-    plan = _plan(job.user, package)
+    # The percentage lives in the cache: the job's row is locked by this transaction. The
+    # check again is the first half of the work, the writing the second.
+    key = imports.progress_key(job.pk, PackageImport)
+    plan = _plan(
+        job.user, package, progress=lambda done, total: cache.set(key, _percent(done, total) // 2, 3600)
+    )
     plan.ctx.stored = stored
     before = {item["ref"]: item for part in job.preview.get("sections", []) for item in part["items"]}
     changed = _("The content here changed since the preview; nothing was imported. Check the package again.")
@@ -600,7 +605,6 @@ def _apply(job: PackageImport, package: Package, stored: list[str]) -> dict[str,
 
     counts = {IMPORT: 0, COPY: 0, EXISTING: 0, SKIP: 0}
     written: dict[str, list[int]] = {}
-    key = imports.progress_key(job.pk, PackageImport)
     for done, item in enumerate(plan.items, 1):
         choice = job.choices[item.ref]
         counts[choice] += 1
@@ -610,7 +614,7 @@ def _apply(job: PackageImport, package: Package, stored: list[str]) -> dict[str,
             row = SECTIONS[item.section].write(item, plan.ctx, copy=choice == COPY)
             plan.ctx.resolved[(item.section, item.uid)] = row
             written.setdefault(item.section, []).append(row.pk)
-        cache.set(key, _percent(done, len(plan.items)), 3600)
+        cache.set(key, 50 + _percent(done, len(plan.items)) // 2, 3600)
     return {"counts": counts, "written": written}
 
 

@@ -269,6 +269,19 @@ def test_reimported_content_is_already_here_by_its_identifier(
         services.package_import_confirm(job=job, user=teacher, choices={})
 
 
+def test_periods_listed_in_another_order_here_change_nothing(
+    teacher, symbol_set, django_capture_on_commit_callbacks
+):
+    data = exported(services.symbol_sets_export(user=teacher, queryset=SymbolSet.objects.all()))
+    for position, period in enumerate(Period.objects.order_by("-position"), start=1):
+        Period.objects.filter(pk=period.pk).update(position=position)  # another school's order
+    job = package_check(teacher, data, django_capture_on_commit_callbacks)
+    assert job.preview["counts"]["same"] == 4
+    assert manifest(
+        exported(services.symbol_sets_export(user=teacher, queryset=SymbolSet.objects.all()))
+    ) == (manifest(data))
+
+
 def test_an_edited_item_is_in_conflict_and_names_the_fields_that_differ(
     teacher, symbol_set, django_capture_on_commit_callbacks
 ):
@@ -999,3 +1012,27 @@ def test_the_admin_action_exports_the_selected_items(client, teacher, symbol_set
     assert response.status_code == 200 and response["Content-Type"] == "application/zip"
     data = manifest(b"".join(response.streaming_content))
     assert [entry["uid"] for entry in data[part]] == [str(chosen.uid)]
+
+
+def test_the_write_shows_its_progress_outside_its_transaction(
+    teacher, symbol_set, django_capture_on_commit_callbacks, monkeypatch
+):
+    from content.imports import import_job_progress
+
+    data = exported(services.symbol_sets_export(user=teacher, queryset=SymbolSet.objects.all()))
+    installation_empty()
+    job = package_check(teacher, data, django_capture_on_commit_callbacks)
+    seen = []
+    original = sections.SymbolSetSection.write
+
+    def write(self, item, ctx, *, copy):
+        seen.append(import_job_progress(PackageImport.objects.get(pk=job.pk)))
+        return original(self, item, ctx, copy=copy)
+
+    monkeypatch.setattr(sections.SymbolSetSection, "write", write)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.package_import_confirm(job=job, user=teacher, choices={})
+    # Checked again (the first half), three symbols written of four items: 50 + 75 / 2.
+    assert seen == [87]
+    job.refresh_from_db()
+    assert job.state == State.DONE and import_job_progress(job) == 100
