@@ -291,24 +291,23 @@ class ImportContext:
             self._made[(model, key)] = make(package[key])
         return self._made[(model, key)]
 
-    def collection(self, key: str) -> Collection:
-        row = self._reference(
-            Collection,
+    def _named(self, model: type[Model], key: str, package: dict[str, dict[str, Any]]) -> Any:
+        """A collection or theme: the one here with the key, or a new one from the package."""
+        return self._reference(
+            model,
             key,
-            self.ref_collections,
-            lambda e: Collection.objects.create(slug=e["key"], name=e["name"], description=e["description"]),
+            package,
+            lambda e: model._default_manager.create(
+                slug=e["key"], name=e["name"], description=e["description"]
+            ),
         )
-        assert isinstance(row, Collection)
+
+    def collection(self, key: str) -> Collection:
+        row: Collection = self._named(Collection, key, self.ref_collections)
         return row
 
     def theme(self, key: str) -> Theme:
-        row = self._reference(
-            Theme,
-            key,
-            self.ref_themes,
-            lambda e: Theme.objects.create(slug=e["key"], name=e["name"], description=e["description"]),
-        )
-        assert isinstance(row, Theme)
+        row: Theme = self._named(Theme, key, self.ref_themes)
         return row
 
     def period(self, key: str) -> Period:
