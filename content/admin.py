@@ -29,7 +29,7 @@ from games.engines.knowledge_board import board_from_dict, board_svg
 from games.engines.knowledge_board import move_lengths as board_move_lengths
 
 from . import services
-from .admin_actions import ImportExportLinksMixin, export_selected
+from .admin_actions import ImportExportLinksMixin, export_package, export_selected
 from .admin_decks import print_selected_activity_cards, print_selected_knowledge_questions
 from .answers import AnswerError, answer_format, answer_parse
 from .decks import deck_options
@@ -379,6 +379,7 @@ class SymbolSetAdmin(SortableAdminBase, AuthoredAdmin):
     prepopulated_fields = {"slug": ("name",)}
     inlines = [SymbolSetMemberInline]
     filter_horizontal = ("editors",)
+    actions = [export_package]
     readonly_fields = ("decks", "created", "updated")
     fieldsets = (
         (None, {"fields": ("name", "slug", "description", "visibility")}),
@@ -474,7 +475,7 @@ class ActivityCardAdmin(ImportExportLinksMixin, AuthoredAdmin):
     search_fields = ("title", "terms__text")
     filter_horizontal = ("tags", "editors")
     inlines = [ActivityTermInline]
-    actions = ["publish", "unpublish", export_selected, print_selected_activity_cards]
+    actions = ["publish", "unpublish", export_selected, export_package, print_selected_activity_cards]
     fieldsets = (
         (None, {"fields": ("title", "language", "status", "tags")}),
         (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),
@@ -544,7 +545,7 @@ class KnowledgeQuestionAdmin(ImportExportLinksMixin, AuthoredAdmin):
     list_filter = ("category", "status", "language", "tags")
     search_fields = ("front", "back", "source")
     filter_horizontal = ("tags", "editors")
-    actions = ["publish", "unpublish", export_selected, print_selected_knowledge_questions]
+    actions = ["publish", "unpublish", export_selected, export_package, print_selected_knowledge_questions]
     fieldsets = (
         (None, {"fields": ("category", "front", "back", "answer", "source", "language", "status", "tags")}),
         (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),
@@ -615,7 +616,7 @@ class KnowledgeBoardAdmin(AuthoredAdmin):
     list_filter = ("status",)
     search_fields = ("name", "description")
     filter_horizontal = ("editors",)
-    actions = ["publish", "unpublish"]
+    actions = ["publish", "unpublish", export_package]
     readonly_fields = ("preview", "move_lengths", "created", "updated")
     fieldsets = (
         (None, {"fields": ("name", "description", "status")}),
@@ -709,7 +710,7 @@ class KnowQuestionAdmin(AuthoredAdmin):
     list_filter = ("status", "language", "tags")
     search_fields = ("text", "source")
     filter_horizontal = ("tags", "editors")
-    actions = ["publish", "unpublish"]
+    actions = ["publish", "unpublish", export_package]
     readonly_fields = ("created", "updated", "created_from", "question_number")
     fieldsets = (
         (None, {"fields": ("text", "answers", "source", "language", "status", "tags")}),

@@ -1,8 +1,9 @@
-"""Import and export from the admin's changelists: buttons and an action.
+"""Import and export from the admin's changelists: buttons and actions.
 
 ``ImportExportLinksMixin`` puts "Import" and "Export" buttons on a changelist (they
 lead to the import page and to ``content:export``, which exports every row the user
-may see); ``export_selected`` is an admin action that exports the selected rows.
+may see); ``export_selected`` is an admin action that exports the selected rows, and
+``export_package`` one that exports them as a Talia package (``content/packages``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db.models import QuerySet
 from django.http import FileResponse, HttpRequest, HttpResponse
@@ -18,9 +19,10 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from .models import ImportJob
+from .models import ActivityCard, ImportJob, KnowledgeBoard, KnowledgeQuestion, KnowQuestion, SymbolSet
+from .packages import services as packages
 from .permissions import content_visible_to
-from .resources import content_export, kind_for_model
+from .resources import ExportFile, content_export, kind_for_model
 
 
 def _formats(kind: str) -> list[tuple[str, Any]]:
@@ -91,3 +93,70 @@ class ImportExportLinksMixin:
         return super().changelist_view(  # type: ignore[misc]
             request, {**links, **(extra_context or {})}
         )
+
+
+class PackageBoardsForm(forms.Form):
+    boards = forms.ModelMultipleChoiceField(
+        label=_("Boards to include"),
+        queryset=KnowledgeBoard.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("The boards the questions are played on in your class; the other school gets them too."),
+    )
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["boards"]
+        assert isinstance(field, forms.ModelMultipleChoiceField)
+        field.queryset = content_visible_to(user, KnowledgeBoard.objects.all()).order_by("name", "pk")
+
+
+def _file(exported: ExportFile) -> FileResponse:
+    return FileResponse(
+        exported.file, as_attachment=True, filename=exported.filename, content_type=exported.content_type
+    )
+
+
+@admin.action(description=_("Export the selected items as a Talia package"))
+def export_package(
+    modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any]
+) -> HttpResponse | None:
+    """The selected items (those the user may see) as one package, for another Talia.
+
+    Knowledge? questions ask first which boards go with them.
+    """
+    model, user = modeladmin.model, request.user
+    try:
+        if model is KnowledgeQuestion:
+            form = PackageBoardsForm(request.POST if "talia_package" in request.POST else None, user=user)
+            if not form.is_valid():
+                return TemplateResponse(
+                    request,
+                    "content/packages/export_knowledge.html",
+                    {
+                        **modeladmin.admin_site.each_context(request),
+                        "title": _("Export Knowledge? questions as a package"),
+                        "form": form,
+                        "pks": list(queryset.values_list("pk", flat=True)),
+                        "opts": model._meta,
+                        "action_checkbox_name": ACTION_CHECKBOX_NAME,
+                    },
+                )
+            boards = KnowledgeBoard.objects.filter(pk__in=[b.pk for b in form.cleaned_data["boards"]])
+            return _file(packages.knowledge_export(user=user, questions=queryset, boards=boards))
+        if model is SymbolSet:
+            return _file(packages.symbol_sets_export(user=user, queryset=queryset))
+        if model is ActivityCard:
+            return _file(packages.activity_cards_export(user=user, queryset=queryset))
+        if model is KnowQuestion:
+            return _file(packages.know_questions_export(user=user, queryset=queryset))
+        if model is KnowledgeBoard:
+            return _file(
+                packages.knowledge_export(
+                    user=user, questions=KnowledgeQuestion.objects.none(), boards=queryset
+                )
+            )
+    except packages.PackageExportError as error:
+        modeladmin.message_user(request, str(error), messages.ERROR)
+        return None
+    raise LookupError(f"{model.__name__} has no package export.")

@@ -53,7 +53,8 @@ def author_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
     return wrapped
 
 
-def _page(request: HttpRequest, template: str, title: Any, **context: Any) -> TemplateResponse:
+def admin_page(request: HttpRequest, template: str, title: Any, **context: Any) -> TemplateResponse:
+    """A page that looks like the admin's (its header, breadcrumbs and styles)."""
     return TemplateResponse(
         request, template, {**admin.site.each_context(request), "title": title, **context}
     )
@@ -115,7 +116,7 @@ def import_start(request: HttpRequest) -> HttpResponse:
     else:
         kind = request.GET.get("kind")
         form = ImportForm(initial={"kind": kind if kind in RESOURCES else ImportJob.Kind.SYMBOLS})
-    return _page(
+    return admin_page(
         request,
         "content/imports/start.html",
         _("Import content"),
@@ -135,7 +136,7 @@ def import_detail(request: HttpRequest, pk: int) -> HttpResponse:
     for row in rows:
         row["action_label"] = ACTIONS.get(row["action"], row["action"])
     counts = imports.import_job_counts(job)
-    return _page(
+    return admin_page(
         request,
         "content/imports/detail.html",
         _("Import of %(kind)s") % {"kind": job.get_kind_display().lower()},

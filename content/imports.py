@@ -32,7 +32,7 @@ import re
 import secrets
 import zipfile
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -44,6 +44,7 @@ from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.base import ContentFile
 from django.db import DatabaseError, connection, transaction
+from django.db.models import Model
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -57,6 +58,7 @@ __all__ = [
     "ImportFileError",
     "ImportRefused",
     "PictureArchive",
+    "files_delete",
     "import_job_apply",
     "import_job_check",
     "import_job_create",
@@ -67,7 +69,16 @@ __all__ = [
     "imports_requeue",
     "imports_sweep",
     "pictures_zip_check",
+    "progress_key",
     "table_read",
+    "megabytes",
+    "upload_bytes",
+    "upload_max_bytes",
+    "unpacked_max_bytes",
+    "zip_entry_name",
+    "zip_limits",
+    "zip_path_unsafe",
+    "ZIP_ERRORS",
 ]
 
 logger = logging.getLogger(__name__)
@@ -93,15 +104,15 @@ class ImportRefused(Exception):
     """The job is not in a state that allows this step; the message says why."""
 
 
-def _max_bytes() -> int:
+def upload_max_bytes() -> int:
     return int(settings.TALIA_IMPORT_MAX_BYTES)
 
 
-def _max_unpacked() -> int:
+def unpacked_max_bytes() -> int:
     return int(getattr(settings, "TALIA_IMPORT_MAX_UNPACKED_BYTES", DEFAULT_MAX_UNPACKED))
 
 
-def _mb(size: int) -> str:
+def megabytes(size: int) -> str:
     return f"{math.ceil(size * 10 / _MIB) / 10:g}"
 
 
@@ -339,7 +350,7 @@ def table_read(data: bytes, *, resource: type[ContentResource]) -> Table:
 # --- The pictures ZIP ---------------------------------------------------------------------
 
 _JUNK = re.compile(r"(^|/)(__MACOSX/|\.)|(^|/)(thumbs\.db|desktop\.ini)$", re.IGNORECASE)
-_ZIP_ERRORS = (
+ZIP_ERRORS = (
     zipfile.BadZipFile,
     NotImplementedError,
     OSError,
@@ -350,11 +361,11 @@ _ZIP_ERRORS = (
 )
 
 
-def _entry_name(name: str) -> str:
+def zip_entry_name(name: str) -> str:
     return name.replace("\\", "/")
 
 
-def _unsafe(name: str) -> bool:
+def zip_path_unsafe(name: str) -> bool:
     return (
         name.startswith("/")
         or bool(re.match(r"[A-Za-z]:", name))
@@ -364,19 +375,27 @@ def _unsafe(name: str) -> bool:
 
 
 def _is_picture_entry(info: zipfile.ZipInfo) -> bool:
-    name = _entry_name(info.filename)
+    name = zip_entry_name(info.filename)
     return not (info.is_dir() or _JUNK.search(name) or name.lower().endswith(TABLE_SUFFIXES))
 
 
 def _workbook_limits(data: bytes) -> None:
     """An XLSX is a ZIP of XML: refuse a workbook bomb before openpyxl unpacks it."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        _zip_limits(archive, what="The workbook", limit=WORKBOOK_MAX_UNPACKED, ratio=False)
+        zip_limits(archive, what="The workbook", limit=WORKBOOK_MAX_UNPACKED, ratio=False)
 
 
-def _zip_limits(
-    archive: zipfile.ZipFile, *, what: str, limit: int, ratio: bool = True
+def zip_limits(
+    archive: zipfile.ZipFile,
+    *,
+    what: str,
+    limit: int,
+    ratio: bool = True,
+    text_files: Collection[str] = (),
 ) -> list[zipfile.ZipInfo]:
+    """Refuse an archive with too many files, too big unpacked, or a file that shrank as
+    only a ZIP bomb does. ``text_files`` (a package's manifest) are exempt from the
+    ratio, since text does shrink that much; the caller bounds their size."""
     # The sizes in the ZIP's directory bound what zipfile unpacks, so they can be trusted.
     infos = archive.infolist()
     if len(infos) > ZIP_MAX_ENTRIES:
@@ -387,20 +406,21 @@ def _zip_limits(
     total = sum(info.file_size for info in infos)
     if total > limit:
         raise ImportFileError(
-            f"{what} unpacks to {_mb(total)} MB, more than the limit of {_mb(limit)} MB; "
+            f"{what} unpacks to {megabytes(total)} MB, more than the limit of {megabytes(limit)} MB; "
             "it may be a ZIP bomb, or too much for one import."
         )
     if not ratio:
         return infos
     for info in infos:
         if (
-            info.file_size > _MIB
+            zip_entry_name(info.filename) not in text_files
+            and info.file_size > _MIB
             and info.compress_size
             and info.file_size > ZIP_MAX_RATIO * info.compress_size
         ):
             raise ImportFileError(
-                f'{what}\'s file "{_entry_name(info.filename)}" unpacks from '
-                f"{_mb(info.compress_size)} MB to {_mb(info.file_size)} MB, which no picture "
+                f'{what}\'s file "{zip_entry_name(info.filename)}" unpacks from '
+                f"{megabytes(info.compress_size)} MB to {megabytes(info.file_size)} MB, which no picture "
                 "does (it looks like a ZIP bomb); remove it and upload the ZIP again."
             )
     return infos
@@ -424,17 +444,17 @@ def pictures_zip_check(file: Any) -> None:
     try:
         file.seek(0)
         archive = zipfile.ZipFile(file)
-    except _ZIP_ERRORS as error:
+    except ZIP_ERRORS as error:
         raise ImportFileError(
             "The pictures file is not a ZIP archive; put the pictures in a folder, compress "
             'it ("Compress" or "Send to → Compressed folder") and upload the ZIP.'
         ) from error
     with archive:
-        infos = _zip_limits(archive, what="The ZIP", limit=_max_unpacked())
+        infos = zip_limits(archive, what="The ZIP", limit=unpacked_max_bytes())
         problems = []
         for info in infos:
-            name = _entry_name(info.filename)
-            if _unsafe(name):
+            name = zip_entry_name(info.filename)
+            if zip_path_unsafe(name):
                 problems.append(
                     f'The ZIP holds a file with an unsafe path, "{name}"; make the '
                     "ZIP again from the folder of pictures."
@@ -445,22 +465,22 @@ def pictures_zip_check(file: Any) -> None:
                 )
             elif _is_picture_entry(info) and info.file_size > picture_rules.MAX_BYTES:
                 problems.append(
-                    f'The ZIP\'s file "{name}" is {_mb(info.file_size)} MB; a picture may be '
-                    f"at most {_mb(picture_rules.MAX_BYTES)} MB, so save a smaller version."
+                    f'The ZIP\'s file "{name}" is {megabytes(info.file_size)} MB; a picture may be '
+                    f"at most {megabytes(picture_rules.MAX_BYTES)} MB, so save a smaller version."
                 )
         if problems:
             raise ImportFileError(*problems)
         for info in infos:
             if not _is_picture_entry(info):
                 continue
-            name = _entry_name(info.filename)
+            name = zip_entry_name(info.filename)
             try:
                 with archive.open(info) as entry:
                     head = entry.read(1024)
                     if _looks_like_picture(head):
                         continue
                     data = head + entry.read(picture_rules.MAX_BYTES)
-            except _ZIP_ERRORS:
+            except ZIP_ERRORS:
                 problems.append(
                     f'The ZIP\'s file "{name}" cannot be unpacked (it may be damaged); make the ZIP again.'
                 )
@@ -480,8 +500,8 @@ class PictureArchive:
         self.archive = archive
         self.entries: dict[str, zipfile.ZipInfo] = {}
         for info in archive.infolist():
-            name = _entry_name(info.filename)
-            if _is_picture_entry(info) and not _unsafe(name):
+            name = zip_entry_name(info.filename)
+            if _is_picture_entry(info) and not zip_path_unsafe(name):
                 self.entries[name] = info
         self.by_lower: dict[str, list[str]] = {}
         self.by_base: dict[str, list[str]] = {}
@@ -490,7 +510,7 @@ class PictureArchive:
             self.by_base.setdefault(name.rsplit("/", 1)[-1].lower(), []).append(name)
 
     def _find(self, name: str) -> zipfile.ZipInfo:
-        wanted = _entry_name(name.strip()).removeprefix("./").lstrip("/")
+        wanted = zip_entry_name(name.strip()).removeprefix("./").lstrip("/")
         if wanted in self.entries:
             return self.entries[wanted]
         # Then the same path in other letter case, then (for a bare name) any folder.
@@ -516,7 +536,7 @@ class PictureArchive:
         try:
             with self.archive.open(info) as entry:
                 return entry.read(picture_rules.MAX_BYTES + 1)
-        except _ZIP_ERRORS as error:
+        except ZIP_ERRORS as error:
             raise ValueError(
                 f'The pictures ZIP\'s file "{info.filename}" cannot be unpacked '
                 "(it may be damaged); make the ZIP again."
@@ -526,18 +546,19 @@ class PictureArchive:
 # --- Services -----------------------------------------------------------------------------
 
 
-def _upload_bytes(file: Any, *, what: str) -> bytes:
-    limit = _max_bytes()
+def upload_bytes(file: Any, *, what: str) -> bytes:
+    limit = upload_max_bytes()
     size = getattr(file, "size", None)
     if size is not None and size > limit:
         raise ImportFileError(
-            f"The {what} is {_mb(size)} MB; the limit is {_mb(limit)} MB. Split it into smaller files."
+            f"The {what} is {megabytes(size)} MB; the limit is {megabytes(limit)} MB. "
+            "Split it into smaller files."
         )
     file.seek(0)
     data = file.read(limit + 1)
     if len(data) > limit:
         raise ImportFileError(
-            f"The {what} is larger than the limit of {_mb(limit)} MB. Split it into smaller files."
+            f"The {what} is larger than the limit of {megabytes(limit)} MB. Split it into smaller files."
         )
     return bytes(data)
 
@@ -555,7 +576,7 @@ def import_job_create(*, user: Any, kind: str, data_file: Any, pictures_zip: Any
         errors["kind"] = ["Choose what the file holds: symbols, Activity cards or Knowledge? questions."]
     data, file_format = b"", "csv"
     try:
-        data = _upload_bytes(data_file, what="table")
+        data = upload_bytes(data_file, what="table")
         file_format = table_format(data)
         if file_format == "xlsx":
             _workbook_limits(data)
@@ -568,10 +589,10 @@ def import_job_create(*, user: Any, kind: str, data_file: Any, pictures_zip: Any
             ]
         else:
             try:
-                if getattr(pictures_zip, "size", 0) > _max_bytes():
+                if getattr(pictures_zip, "size", 0) > upload_max_bytes():
                     raise ImportFileError(
-                        f"The pictures ZIP is {_mb(pictures_zip.size)} MB; the limit is "
-                        f"{_mb(_max_bytes())} MB. Split the pictures into several imports."
+                        f"The pictures ZIP is {megabytes(pictures_zip.size)} MB; the limit is "
+                        f"{megabytes(upload_max_bytes())} MB. Split the pictures into several imports."
                     )
                 pictures_zip_check(pictures_zip)
             except ImportFileError as error:
@@ -616,7 +637,7 @@ def _job_pictures(job: ImportJob) -> Iterator[PictureArchive | None]:
     with job.pictures_zip.open("rb") as file:
         try:
             archive = zipfile.ZipFile(file)
-        except _ZIP_ERRORS as error:
+        except ZIP_ERRORS as error:
             raise ImportFileError(
                 "The pictures file is no longer a readable ZIP archive; upload it again."
             ) from error
@@ -707,15 +728,19 @@ class _RowFailed(Exception):
     pass
 
 
-def _progress_key(job_id: int) -> str:
-    return f"talia:import-job:{job_id}:progress"
+def progress_key(job_id: int, model: type[Model] = ImportJob) -> str:
+    """Where a write in progress keeps its percentage (outside its own transaction)."""
+    if model is ImportJob:
+        return f"talia:import-job:{job_id}:progress"
+    return f"talia:{model._meta.label_lower}:{job_id}:progress"
 
 
-def import_job_progress(job: ImportJob) -> int:
-    """The job's progress in percent; while importing it lives outside the transaction."""
+def import_job_progress(job: Any) -> int:
+    """The job's progress in percent (an ``ImportJob`` or a ``PackageImport``); while
+    importing it lives outside the transaction."""
     if job.state == ImportJob.State.IMPORTING:
-        return int(cache.get(_progress_key(job.pk), job.progress))
-    return job.progress
+        return int(cache.get(progress_key(job.pk, type(job)), job.progress))
+    return int(job.progress)
 
 
 def import_job_apply(*, job: ImportJob) -> ImportJob:
@@ -762,7 +787,7 @@ def import_job_apply(*, job: ImportJob) -> ImportJob:
         _delete_files(job, stored)  # the task records the failure
         raise
     finally:
-        cache.delete(_progress_key(job.pk))
+        cache.delete(progress_key(job.pk))
     return job
 
 
@@ -783,19 +808,23 @@ def _apply_rows(job: ImportJob, stored: list[str]) -> dict[str, int]:
                 )
             resource.save_row(check)
             counts[check.action] += 1
-            cache.set(_progress_key(job.pk), _percent(done, total), 3600)
+            cache.set(progress_key(job.pk), _percent(done, total), 3600)
     return counts
 
 
-def _delete_files(job: ImportJob, stored: list[str]) -> None:
-    """Remove the pictures a rolled-back import had stored already."""
+def files_delete(stored: list[str], *, what: str) -> None:
+    """Remove the pictures a rolled-back import (``what``, for the log) had stored already."""
     from django.core.files.storage import default_storage
 
     for name in stored:
         try:
             default_storage.delete(name)
         except OSError:  # pragma: no cover - best effort; the rows were not written
-            logger.warning("Import job %s: could not delete %s", job.pk, name)
+            logger.warning("%s: could not delete %s", what, name)
+
+
+def _delete_files(job: ImportJob, stored: list[str]) -> None:
+    files_delete(stored, what=f"Import job {job.pk}")
 
 
 def _apply_failed(job: ImportJob, stored: list[str], message: str) -> ImportJob:
@@ -854,16 +883,24 @@ def import_job_retry(*, job: ImportJob, user: Any) -> ImportJob:
     return job
 
 
-def imports_requeue(*, now: datetime | None = None) -> int:
+def imports_requeue(
+    *,
+    now: datetime | None = None,
+    model: type[Model] = ImportJob,
+    enqueue_check: Callable[[int], None] = _enqueue_check,
+    enqueue_apply: Callable[[int], None] = _enqueue_apply,
+) -> int:
     """Send again to the queue every import waiting there for too long (``jobs.queued_cutoff``).
 
     A check sent twice checks twice (it writes no content); a write sent twice waits for
-    the first one's row lock, then finds the import done.
+    the first one's row lock, then finds the import done. ``model`` and the two
+    ``enqueue`` functions name another kind of import with the same states and fields
+    (``PackageImport``).
     """
     now = now or timezone.now()
     with transaction.atomic():
         waiting = list(
-            ImportJob.objects.select_for_update(skip_locked=True)
+            model._default_manager.select_for_update(skip_locked=True)
             .filter(
                 state__in=(ImportJob.State.CHECKING, ImportJob.State.IMPORTING),
                 started__isnull=True,
@@ -871,14 +908,14 @@ def imports_requeue(*, now: datetime | None = None) -> int:
             )
             .values_list("pk", "state")
         )
-        ImportJob.objects.filter(pk__in=[pk for pk, _state in waiting]).update(updated=now)
+        model._default_manager.filter(pk__in=[pk for pk, _state in waiting]).update(updated=now)
         for pk, state in waiting:
-            enqueue = _enqueue_check if state == ImportJob.State.CHECKING else _enqueue_apply
+            enqueue = enqueue_check if state == ImportJob.State.CHECKING else enqueue_apply
             transaction.on_commit(partial(enqueue, pk))
     return len(waiting)
 
 
-def imports_sweep(*, now: datetime | None = None) -> int:
+def imports_sweep(*, now: datetime | None = None, model: type[Model] = ImportJob) -> int:
     """Mark FAILED every import whose worker died while checking or writing it.
 
     A check touches ``updated`` as it goes (and the task's heartbeat, ``content.jobs``);
@@ -886,10 +923,12 @@ def imports_sweep(*, now: datetime | None = None) -> int:
     write whose row is not locked has lost its worker (whose transaction, and so every
     row it wrote, was rolled back). Where locks cannot be seen (SQLite) a write counts
     as lost only after its task's hard time limit. Returns how many were failed.
+    ``model`` names another kind of import with the same states and fields
+    (``PackageImport``).
     """
     now = now or timezone.now()
     cutoff = jobs.stale_cutoff(now)
-    working = ImportJob.objects.filter(started__isnull=False)
+    working = model._default_manager.filter(started__isnull=False)
     failed = working.filter(state=ImportJob.State.CHECKING, updated__lt=cutoff).update(
         state=ImportJob.State.FAILED, error=STOPPED, updated=now
     )
@@ -901,11 +940,11 @@ def imports_sweep(*, now: datetime | None = None) -> int:
             limit = jobs.IMPORT_TIME_LIMIT + settings.JOBS_STALE_SECONDS
             lost = writing.filter(updated__lt=now - timedelta(seconds=limit))
         ids = list(lost.values_list("pk", flat=True))
-        failed += ImportJob.objects.filter(pk__in=ids).update(
+        failed += model._default_manager.filter(pk__in=ids).update(
             state=ImportJob.State.FAILED, error=STOPPED, updated=now
         )
     for pk in ids:
-        cache.delete(_progress_key(pk))
+        cache.delete(progress_key(pk, model))
     if failed:
         logger.warning("%s import(s) lost their worker and were marked failed", failed)
     return failed

@@ -9,6 +9,8 @@ is a quiz card with a category, a front, a back and the answer that moves a mark
 
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
@@ -54,6 +56,15 @@ class AuthoredContent(models.Model):
         related_name="+",
         blank=True,
         help_text=_("Teachers granted the right to edit this besides its owner."),
+    )
+    #: Stays with the content wherever it travels: a package (``content/packages``) carries
+    #: it, and importing the package elsewhere matches it before any name.
+    uid = models.UUIDField(
+        _("stable identifier"),
+        default=uuid.uuid4,
+        unique=True,
+        editable=False,
+        help_text=_("The same in every Talia this content is exported to."),
     )
     created = models.DateTimeField(_("created"), auto_now_add=True)
     updated = models.DateTimeField(_("updated"), auto_now=True)
@@ -550,7 +561,36 @@ class KnowQuestion(AuthoredContent):
             raise ValidationError({"answers": _("The accepted answers are a list of texts.")})
 
 
-class ImportJob(models.Model):
+class CheckedImport(models.Model):
+    """What a table import and a package import share: a check (nothing written) with a
+    preview, then a write in one transaction, each step in a Celery task that records its
+    progress here (``content.imports``, ``content.packages.services``).
+
+    The states are CHECKING → CHECKED (or INVALID) → IMPORTING → DONE (or FAILED); each
+    kind names them in its own words (``State``) with the same values, so the sweep of
+    lost jobs (``imports.imports_sweep``) serves both.
+    """
+
+    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
+    preview = models.JSONField(_("preview"), default=dict, blank=True)
+    result = models.JSONField(_("result"), default=dict, blank=True)
+    error = models.TextField(_("error"), blank=True)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    updated = models.DateTimeField(_("updated"), auto_now=True)
+    #: When a worker took the current step (check or import); empty while it waits in
+    #: the queue, so the sweep of lost jobs (``imports.imports_sweep``) tells the two apart.
+    started = models.DateTimeField(_("started"), null=True, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created"]
+
+    @property
+    def finished(self) -> bool:
+        return self.state in ("invalid", "done", "failed")  # type: ignore[attr-defined]
+
+
+class ImportJob(CheckedImport):
     """One import of a file by a curator: preview first (nothing written), then apply.
 
     The rows are checked in a Celery task that records its progress here; the preview
@@ -581,28 +621,55 @@ class ImportJob(models.Model):
     data_file = models.FileField(_("table (CSV or XLSX)"), upload_to=import_file_path)
     pictures_zip = models.FileField(_("pictures (ZIP)"), upload_to=import_file_path, blank=True)
     state = models.CharField(_("state"), max_length=12, choices=State.choices, default=State.CHECKING)
-    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
     total_rows = models.PositiveIntegerField(_("rows"), default=0)
-    preview = models.JSONField(_("preview"), default=dict, blank=True)
-    result = models.JSONField(_("result"), default=dict, blank=True)
-    error = models.TextField(_("error"), blank=True)
-    created = models.DateTimeField(_("created"), auto_now_add=True)
-    updated = models.DateTimeField(_("updated"), auto_now=True)
-    #: When a worker took the current step (check or import); empty while it waits in
-    #: the queue, so the sweep of lost jobs (``imports.imports_sweep``) tells the two apart.
-    started = models.DateTimeField(_("started"), null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created"]
+    class Meta(CheckedImport.Meta):
         verbose_name = _("import")
         verbose_name_plural = _("imports")
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} · {timezone.localtime(self.created):%Y-%m-%d %H:%M}"
 
-    @property
-    def finished(self) -> bool:
-        return self.state in (self.State.INVALID, self.State.DONE, self.State.FAILED)
+
+def package_file_path(instance: PackageImport, filename: str) -> str:
+    """A random name for an uploaded package (it holds the answers)."""
+    return random_name("packages", filename)
+
+
+class PackageImport(CheckedImport):
+    """One import of a Talia package (``docs/packages.md``): check, preview, choose, apply.
+
+    Between the check and the write the teacher chooses, per item of the preview, to
+    import it, use the matching content already here, import it as a copy, or skip it
+    (``choices``, keyed by the item's ``ref``).
+    """
+
+    class State(models.TextChoices):
+        CHECKING = "checking", _("Checking the package")
+        CHECKED = "checked", _("Ready to import")
+        INVALID = "invalid", _("The package has problems")
+        IMPORTING = "importing", _("Importing")
+        DONE = "done", _("Imported")
+        FAILED = "failed", _("Failed")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("teacher"), on_delete=models.CASCADE, related_name="+"
+    )
+    package = models.FileField(_("package (ZIP)"), upload_to=package_file_path)
+    language = models.CharField(
+        _("language of the messages"), max_length=12, blank=True, help_text=_("The teacher's, at upload.")
+    )
+    kind = models.CharField(_("what"), max_length=24, blank=True)
+    title = models.CharField(_("title"), max_length=200, blank=True)
+    state = models.CharField(_("state"), max_length=12, choices=State.choices, default=State.CHECKING)
+    choices = models.JSONField(_("choices"), default=dict, blank=True)
+
+    class Meta(CheckedImport.Meta):
+        verbose_name = _("package import")
+        verbose_name_plural = _("package imports")
+
+    def __str__(self) -> str:
+        return f"{self.title or _('Package')} · {timezone.localtime(self.created):%Y-%m-%d %H:%M}"
 
 
 class BuildState(models.TextChoices):

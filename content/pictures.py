@@ -45,6 +45,7 @@ __all__ = [
     "Picture",
     "PictureError",
     "check_picture",
+    "picture_extension",
     "raster_for_players",
     "sanitise_svg",
     "svg_for_players",
@@ -120,6 +121,18 @@ def check_picture(data: bytes, filename: str = "") -> Picture:
         return Picture(clean, "svg", _EXTENSIONS["svg"], width, height, _CONTENT_TYPES["svg"])
     width, height = _inspect_raster(data, fmt, min_side=MIN_SIDE)
     return Picture(data, fmt, _EXTENSIONS[fmt], width, height, _CONTENT_TYPES[fmt])
+
+
+def picture_extension(data: bytes) -> str:
+    """The extension of the accepted format the bytes are in (".png", ".jpg", ".webp",
+    ".svg"), told as :func:`check_picture` tells it but without checking the picture;
+    "" for any other content.
+
+    >>> picture_extension(b"\\x89PNG\\r\\n\\x1a\\n...")
+    '.png'
+    """
+    fmt = _sniff(bytes(data))
+    return _EXTENSIONS[fmt] if fmt else ""
 
 
 def sanitise_svg(data: bytes) -> bytes:

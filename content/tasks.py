@@ -9,14 +9,31 @@ so an eager run cannot turn into an error page.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from contextlib import nullcontext
+from typing import Any
 
 from celery import shared_task
+from django.conf import settings
+from django.db.models import Model
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from . import building, imports, jobs
 from .jobs import IMPORT_SOFT_TIME_LIMIT, IMPORT_TIME_LIMIT
-from .models import ImportJob
+from .models import ImportJob, PackageImport
+from .packages import services as packages
 
 logger = logging.getLogger(__name__)
+
+#: How every step of an import runs: acknowledged once done, its result unused, with time limits.
+IMPORT_TASK: dict[str, Any] = {
+    "acks_late": True,
+    "ignore_result": True,
+    "soft_time_limit": IMPORT_SOFT_TIME_LIMIT,
+    "time_limit": IMPORT_TIME_LIMIT,
+}
 
 UNEXPECTED = (
     "Talia hit an unexpected error while {step} the file; nothing was imported. "
@@ -24,49 +41,102 @@ UNEXPECTED = (
 )
 
 
-@shared_task(
-    bind=True,
-    acks_late=True,
-    ignore_result=True,
-    soft_time_limit=IMPORT_SOFT_TIME_LIMIT,
-    time_limit=IMPORT_TIME_LIMIT,
-)
-def import_job_check_task(self, job_id: int) -> None:  # type: ignore[no-untyped-def]
-    """Check the rows of an uploaded import (``imports.import_job_check``)."""
-    job = ImportJob.objects.filter(pk=job_id).first()
+def _import_step(
+    model: type[Model],
+    job_id: int,
+    *,
+    what: str,
+    step: str,
+    run: Callable[[Any], Any],
+    fail: Callable[[int], Any],
+    heartbeat: Any = None,
+) -> None:
+    """One step of an import (``step`` "check" or "import") of a table or a package: load
+    the job, run the service, log a refusal, record an unexpected error with ``fail``."""
+    job = model._default_manager.filter(pk=job_id).first()
     if job is None:
-        logger.info("Import job %s is gone; nothing to check.", job_id)
+        logger.info("%s %s is gone; nothing to %s.", what, job_id, step)
         return
     try:
-        with jobs.task_heartbeat(self, ImportJob, job_id):
-            imports.import_job_check(job=job)
+        with heartbeat or nullcontext():
+            run(job)
     except imports.ImportRefused as refused:
-        logger.info("Import job %s not checked: %s", job_id, refused)
+        logger.info("%s %s not %s: %s", what, job_id, "checked" if step == "check" else "applied", refused)
     except Exception:
-        logger.exception("Import job %s: the check failed", job_id)
-        imports.import_job_fail(job_id=job_id, message=UNEXPECTED.format(step="checking"))
+        logger.exception("%s %s: the %s failed", what, job_id, step)
+        fail(job_id)
 
 
-@shared_task(
-    acks_late=True, ignore_result=True, soft_time_limit=IMPORT_SOFT_TIME_LIMIT, time_limit=IMPORT_TIME_LIMIT
-)
+@shared_task(bind=True, **IMPORT_TASK)
+def import_job_check_task(self, job_id: int) -> None:  # type: ignore[no-untyped-def]
+    """Check the rows of an uploaded import (``imports.import_job_check``)."""
+    _import_step(
+        ImportJob,
+        job_id,
+        what="Import job",
+        step="check",
+        run=lambda job: imports.import_job_check(job=job),
+        fail=lambda pk: imports.import_job_fail(job_id=pk, message=UNEXPECTED.format(step="checking")),
+        heartbeat=jobs.task_heartbeat(self, ImportJob, job_id),
+    )
+
+
+@shared_task(**IMPORT_TASK)
 def import_job_apply_task(job_id: int) -> None:
     """Write a confirmed import (``imports.import_job_apply``).
 
     No heartbeat: the write holds the job's row lock to its end, which is what the sweep
     looks at (``imports.imports_sweep``).
     """
-    job = ImportJob.objects.filter(pk=job_id).first()
-    if job is None:
-        logger.info("Import job %s is gone; nothing to import.", job_id)
-        return
-    try:
-        imports.import_job_apply(job=job)
-    except imports.ImportRefused as refused:
-        logger.info("Import job %s not applied: %s", job_id, refused)
-    except Exception:
-        logger.exception("Import job %s: the import failed", job_id)
-        imports.import_job_fail(job_id=job_id, message=UNEXPECTED.format(step="importing"))
+    _import_step(
+        ImportJob,
+        job_id,
+        what="Import job",
+        step="import",
+        run=lambda job: imports.import_job_apply(job=job),
+        fail=lambda pk: imports.import_job_fail(job_id=pk, message=UNEXPECTED.format(step="importing")),
+    )
+
+
+PACKAGE_UNEXPECTED = gettext_noop(
+    "Talia hit an unexpected error while %(step)s the package; nothing was imported. "
+    "Try again, and tell an admin if it happens again."
+)
+
+
+def _package_failed(job_id: int, step: str) -> None:
+    job = PackageImport.objects.filter(pk=job_id).first()
+    with translation.override(job.language if job and job.language else settings.LANGUAGE_CODE):
+        step_text = _("checking") if step == "check" else _("importing")
+        packages.package_import_fail(job_id=job_id, message=_(PACKAGE_UNEXPECTED) % {"step": step_text})
+
+
+@shared_task(bind=True, **IMPORT_TASK)
+def package_import_check_task(self, job_id: int) -> None:  # type: ignore[no-untyped-def]
+    """Check an uploaded package (``packages.services.package_import_check``)."""
+    _import_step(
+        PackageImport,
+        job_id,
+        what="Package import",
+        step="check",
+        run=lambda job: packages.package_import_check(job=job),
+        fail=lambda pk: _package_failed(pk, "check"),
+        heartbeat=jobs.task_heartbeat(self, PackageImport, job_id),
+    )
+
+
+@shared_task(**IMPORT_TASK)
+def package_import_apply_task(job_id: int) -> None:
+    """Write a confirmed package import (``packages.services.package_import_apply``); no
+    heartbeat, as for tables: the write holds the job's row lock to its end."""
+    _import_step(
+        PackageImport,
+        job_id,
+        what="Package import",
+        step="import",
+        run=lambda job: packages.package_import_apply(job=job),
+        fail=lambda pk: _package_failed(pk, "apply"),
+    )
 
 
 @shared_task(acks_late=True, ignore_result=True, soft_time_limit=60, time_limit=90)
@@ -78,10 +148,10 @@ def jobs_sweep_task() -> None:
     and a whole worker killed leaves its task to Redis's visibility timeout (hours).
     """
     builds = building.builds_sweep()
-    imported = imports.imports_sweep()
+    imported = imports.imports_sweep() + packages.package_imports_sweep()
     if any(builds.values()) or imported:
         logger.warning("Jobs sweep: %s, %s import(s) failed", builds, imported)
-    sent = building.builds_requeue() + imports.imports_requeue()
+    sent = building.builds_requeue() + imports.imports_requeue() + packages.package_imports_requeue()
     if sent:
         logger.warning("Jobs sweep: %s job(s) waiting too long were sent to the queue again", sent)
 

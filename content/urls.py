@@ -1,8 +1,8 @@
-"""Curator pages outside the admin's model pages: imports, their progress, exports, pictures."""
+"""Curator pages outside the admin's model pages: imports, their progress, exports, packages, pictures."""
 
 from django.urls import path
 
-from . import import_views, views
+from . import import_views, package_views, views
 
 app_name = "content"
 
@@ -14,5 +14,17 @@ urlpatterns = [
     path("imports/<int:pk>/retry/", import_views.import_retry, name="import_retry"),
     path("imports/template/<slug:kind>/", import_views.import_template, name="import_template"),
     path("export/", import_views.export, name="export"),
+    path("packages/import/", package_views.package_import_start, name="package_import_start"),
+    path("packages/imports/<int:pk>/", package_views.package_import_detail, name="package_import_detail"),
+    path(
+        "packages/imports/<int:pk>/status/", package_views.package_import_status, name="package_import_status"
+    ),
+    path(
+        "packages/imports/<int:pk>/confirm/",
+        package_views.package_import_confirm,
+        name="package_import_confirm",
+    ),
+    path("packages/imports/<int:pk>/retry/", package_views.package_import_retry, name="package_import_retry"),
+    path("packages/symbol-sets/<int:pk>.zip", package_views.symbol_set_package, name="symbol_set_package"),
     path("symbols/<int:pk>/picture", views.symbol_picture, name="symbol_picture"),
 ]

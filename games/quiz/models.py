@@ -9,6 +9,8 @@ item later draws from the same content, whatever was edited since.
 
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -45,6 +47,8 @@ class Quiz(BuildJob):
         REVIEW = "review", _("A student's items due for review")
 
     title = models.CharField(_("title"), max_length=160)
+    #: Travels with the quiz in a package (``content/packages``), as content's ``uid`` does.
+    uid = models.UUIDField(_("stable identifier"), default=uuid.uuid4, unique=True, editable=False)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name=_("teacher"), on_delete=models.CASCADE, related_name="quizzes"
     )

@@ -172,6 +172,48 @@ def quiz_create(
     return quiz
 
 
+def quiz_create_imported(
+    *,
+    owner: Any,
+    uid: Any,
+    title: str,
+    source: str,
+    source_description: str,
+    seed: int,
+    options: Mapping[str, Any],
+    pool: Mapping[str, Any],
+    items: Iterable[engine.Item],
+) -> Quiz:
+    """A quiz made elsewhere, from a package (``games.quiz.packages``): built already, a
+    draft of ``owner`` with a code of its own; its items are the package's, in order.
+
+    The caller checked the items (their kinds and shapes, that they grade) and turned
+    the package's content keys and pictures into this installation's.
+    """
+    if not getattr(owner, "can_author", False):
+        raise QuizError("not_teacher", _("Only teachers make quizzes."))
+    quiz = Quiz.objects.create(
+        uid=uid,
+        title=title[:160] or _("Quiz"),
+        owner=owner,
+        source=source,
+        source_description=source_description[:300],
+        seed=seed,
+        code=_code_new(),
+        pool=dict(pool),
+        options=dict(options),
+        state=BuildState.DONE,
+        progress=100,
+    )
+    QuizItem.objects.bulk_create(
+        QuizItem(
+            quiz=quiz, position=position, kind=item.kind, prompt=item.prompt, key=item.key, points=item.points
+        )
+        for position, item in enumerate(items, start=1)
+    )
+    return quiz
+
+
 def _know_questions_keep(session: GameSession, by: Any) -> None:
     """Know: every question asked in the quiz gets a row in ``by``'s question bank, so its
     answers report to progress as ``know:<pk>`` (the Know "keep these questions" service;

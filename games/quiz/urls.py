@@ -22,6 +22,7 @@ urlpatterns = [
     path("<int:pk>/items/<int:item_pk>/pictures/<str:token>", views.teacher_picture, name="teacher_picture"),
     path("<int:pk>/marks/<int:response_pk>", views.response_mark, name="mark"),
     path("<int:pk>/<str:which>.pdf", views.quiz_print, name="print"),
+    path("<int:pk>/package.zip", views.quiz_package, name="package"),
     path("take/<str:code>", views.take, name="take"),
     path("attempts/<int:pk>/", views.attempt_page, name="attempt"),
     path("attempts/<int:pk>/answers", views.attempt_answer, name="answer"),

@@ -19,6 +19,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.files.storage import default_storage
 from django.http import (
+    FileResponse,
     Http404,
     HttpRequest,
     HttpResponse,
@@ -37,11 +38,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from config import limits
 from content.media import PICTURE_CSP, picture_response
 from content.models import Period, Symbol, SymbolSet, Theme
+from content.packages.services import PackageExportError
 from content.permissions import content_visible_to
 from games.engines import quiz as engine
 from games.models import GameSession
 
-from . import printing, selectors, services
+from . import packages, printing, selectors, services
 from .answers import answer_text, knowledge_label
 from .models import KIND_LABELS, Quiz, QuizAttempt, QuizItem, QuizResponse
 
@@ -531,6 +533,21 @@ def quiz_print(request: HttpRequest, pk: int, which: str) -> HttpResponse:
     response = HttpResponse(pdf, content_type="application/pdf")
     response["Content-Disposition"] = f'attachment; filename="quiz-{quiz.pk}-{which}.pdf"'
     return response
+
+
+@login_required
+@require_GET
+def quiz_package(request: HttpRequest, pk: int) -> HttpResponseBase:
+    """The quiz, with the content it asks about, as a Talia package (``docs/packages.md``)."""
+    quiz = _own_quiz(request, pk)
+    try:
+        exported = packages.quiz_package_export(user=request.user, quiz=quiz)
+    except PackageExportError as error:
+        messages.error(request, str(error))
+        return redirect("quiz:detail", quiz.pk)
+    return FileResponse(
+        exported.file, as_attachment=True, filename=exported.filename, content_type=exported.content_type
+    )
 
 
 # --- pictures ---------------------------------------------------------------------------------

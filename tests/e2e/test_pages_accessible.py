@@ -195,6 +195,7 @@ def test_admin_pages_in_the_dark_theme(browsing, demo_site):
         reverse("admin:content_symbolset_change", args=[symbol_set.pk]),
         reverse("admin:content_activitycard_add"),
         reverse("content:import_start"),
+        reverse("content:package_import_start"),
     ):
         failures += check_page(browsing, page, demo_site.url + url)
     assert_no_failures(failures)
