@@ -15,4 +15,6 @@ urlpatterns = [
     path("imports/template/<slug:kind>/", import_views.import_template, name="import_template"),
     path("export/", import_views.export, name="export"),
     path("symbols/<int:pk>/picture", views.symbol_picture, name="symbol_picture"),
+    path("questions/<int:pk>/picture", views.question_picture, name="question_picture"),
+    path("questions/options/<int:pk>/picture", views.question_option_picture, name="question_option_picture"),
 ]

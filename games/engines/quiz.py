@@ -112,6 +112,7 @@ __all__ = [
     "SymbolEntry",
     "answer_clean",
     "capacity",
+    "capacity_of_questions",
     "counts_plan",
     "date_parse",
     "dates_apart",
@@ -1122,6 +1123,15 @@ def _question_item(question: QuestionEntry, rng: Random) -> Item | None:
     if question.explanation.strip():
         key["explanation"] = question.explanation
     return Item(CHOICE, prompt, key)
+
+
+def capacity_of_questions(pool: Pool) -> dict[str, int]:
+    """How many of the pool's teacher-written questions of each kind can be asked (fair ones).
+
+    >>> capacity_of_questions(Pool())
+    {'choice': 0, 'chronology': 0, 'matching': 0}
+    """
+    return _questions_usable(pool)
 
 
 def _questions_usable(pool: Pool) -> dict[str, int]:

@@ -174,6 +174,10 @@ def test_after_submitting_the_student_sees_the_result_and_the_answers(published_
         elif "choices" in answer:
             data[name] = answer["choices"]
             data[f"{name}-sent"] = "1"
+        elif "order" in answer:
+            data[f"{name}-order"] = ",".join(answer["order"])
+        elif "pairs" in answer:
+            data.update({f"{name}-{left}": right for left, right in answer["pairs"].items()})
         else:
             data.update({f"{name}-{s}": g for s, g in answer["groups"].items()})
     response = client.post(reverse("quiz:submit", args=[attempt.pk]), data)
