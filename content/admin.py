@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adminsortable2.admin import SortableAdminBase, SortableTabularInline
+from adminsortable2.admin import CustomInlineFormSet, SortableAdminBase, SortableTabularInline
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.widgets import AdminFileWidget
@@ -750,7 +750,7 @@ class QuizQuestionOptionForm(forms.ModelForm):
         return _cleaned_picture(self.cleaned_data.get("picture"))
 
 
-class QuizQuestionOptionFormSet(BaseInlineFormSet):
+class QuizQuestionOptionFormSet(CustomInlineFormSet):
     """Refuses a question students could not answer fairly, each message on the field it
     names (``content/questions.py``): nothing is saved while one is left."""
 
@@ -781,7 +781,7 @@ class QuizQuestionOptionFormSet(BaseInlineFormSet):
             picture=picture_digest(question.picture),
             options=options,
             option_name=lambda index: _("row %(n)d") % {"n": index + 1},
-            field_name=lambda part: f"“{labels.get(part, part)}”",
+            field_name=lambda index, part: f"“{labels.get(part, part)}”",
         )
         whole = []
         for error in errors:

@@ -18,14 +18,13 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from .models import ImportJob
 from .permissions import content_visible_to
-from .resources import content_export, kind_for_model
+from .resources import RESOURCES, content_export, kind_for_model
 
 
 def _formats(kind: str) -> list[tuple[str, Any]]:
     formats = [("csv", _("CSV (UTF-8)")), ("xlsx", _("XLSX (Excel)"))]
-    if kind == ImportJob.Kind.SYMBOLS:
+    if RESOURCES[kind].takes_pictures:
         formats.append(("zip", _("ZIP: the CSV table and the pictures")))
     return formats
 

@@ -90,7 +90,7 @@ def _message(
     index: int | None,
     options: Sequence[OptionEntry],
     option_name: Callable[[int], str],
-    field_name: Callable[[str], str],
+    field_name: Callable[[int | None, str], str],
 ) -> str:
     """The words for one problem, as seen from option ``index`` (None: the question)."""
     code = problem.code
@@ -104,40 +104,40 @@ def _message(
         return _(
             "No option is marked right (%(field)s): a multiple-choice question needs exactly one "
             "right option, or no answer could score."
-        ) % {"field": field_name("correct")}
+        ) % {"field": field_name(index, "correct")}
     if code == "several_right":
         return _(
             "Only one option may be right (%(field)s); %(other)s is marked right too. Keep the "
             "tick on one of them."
-        ) % {"field": field_name("correct"), "other": other}
+        ) % {"field": field_name(index, "correct"), "other": other}
     if code == "empty_option":
         if kind == "chronology":
             return _("This event has no text and no picture (%(field)s): write what happened.") % {
-                "field": field_name("text")
+                "field": field_name(index, "text")
             }
         return _("This option has no text and no picture (%(field)s): fill it in or clear the row.") % {
-            "field": field_name("text")
+            "field": field_name(index, "text")
         }
     if code == "same_options":
         if problem.part == "match":
             return _(
                 "This right-hand side (%(field)s) reads the same as that of %(other)s: a student "
                 "could not tell which pair is meant. Change one of them."
-            ) % {"field": field_name("match"), "other": other}
+            ) % {"field": field_name(index, "match"), "other": other}
         return _(
             "This option (%(field)s) reads the same as %(other)s: a student could not tell them "
             "apart. Change one of them."
-        ) % {"field": field_name("text"), "other": other}
+        ) % {"field": field_name(index, "text"), "other": other}
     if code == "no_date":
         return _(
             "This event has no date (%(field)s): a chronology orders events by their dates. "
             "Write YYYY, YYYY-MM or YYYY-MM-DD."
-        ) % {"field": field_name("date")}
+        ) % {"field": field_name(index, "date")}
     if code == "bad_date":
         value = options[index].date if index is not None else ""
         return _(
             "“%(value)s” is not a date (%(field)s): write YYYY, YYYY-MM or YYYY-MM-DD, e.g. 1944-08-01."
-        ) % {"value": value, "field": field_name("date")}
+        ) % {"value": value, "field": field_name(index, "date")}
     if code == "same_date":
         mine = options[index].date if index is not None else ""
         theirs = ", ".join(options[i].date for i in problem.options if i != index)
@@ -145,17 +145,17 @@ def _message(
             "The date %(mine)s (%(field)s) cannot be told apart from %(theirs)s of %(other)s: a "
             "student could not know which came first. Give the events dates that differ (a year "
             "alone holds every day of it)."
-        ) % {"mine": mine, "theirs": theirs, "other": other, "field": field_name("date")}
+        ) % {"mine": mine, "theirs": theirs, "other": other, "field": field_name(index, "date")}
     if code == "unpaired":
         if problem.part == "match":
             return _(
                 "This left-hand side has nothing to pair with (%(field)s): write the right-hand "
                 "side that goes with it, or clear the row."
-            ) % {"field": field_name("match")}
+            ) % {"field": field_name(index, "match")}
         return _(
             "This right-hand side has no left-hand side (%(field)s): write the text (or give the "
             "picture) it goes with, or clear the row."
-        ) % {"field": field_name("text")}
+        ) % {"field": field_name(index, "text")}
     return _("This question cannot be answered fairly (%(code)s).") % {"code": code}
 
 
@@ -166,13 +166,14 @@ def question_errors(
     picture: str,
     options: Sequence[OptionEntry],
     option_name: Callable[[int], str],
-    field_name: Callable[[str], str],
+    field_name: Callable[[int | None, str], str],
 ) -> list[QuestionError]:
     """Every reason students could not answer the question fairly, one message per option
     concerned (a pair of alike options gets one on each), or on the question itself.
 
     ``option_name(i)`` names option ``i`` for people ("row 2", "option B");
-    ``field_name(part)`` names a field of an option ("“date”", "b_date").
+    ``field_name(i, part)`` names a field of option ``i`` (None: of the question), such as
+    "“date”" in the admin or "b_date" in a table.
     """
     errors: list[QuestionError] = []
     for problem in question_problems(kind, text, options, picture):

@@ -4,7 +4,27 @@ import content.models
 import content.validators
 import django.db.models.deletion
 from django.conf import settings
+from django.contrib.auth.management import create_permissions
 from django.db import migrations, models
+
+
+def grant(apps, schema_editor):
+    """Teachers write, change and delete their quiz questions like the other content."""
+    app_config = apps.get_app_config("content")
+    app_config.models_module = True
+    create_permissions(app_config, apps=apps, verbosity=0)
+    app_config.models_module = None
+    Group = apps.get_model("auth", "Group")
+    Permission = apps.get_model("auth", "Permission")
+    teachers, _ = Group.objects.get_or_create(name="Teachers")
+    codenames = [
+        f"{action}_{model}"
+        for model in ("quizquestion", "quizquestionoption")
+        for action in ("view", "add", "change", "delete")
+    ]
+    teachers.permissions.add(
+        *Permission.objects.filter(content_type__app_label="content", codename__in=codenames)
+    )
 
 
 class Migration(migrations.Migration):
@@ -65,4 +85,5 @@ class Migration(migrations.Migration):
                 'ordering': ['position', 'id'],
             },
         ),
+        migrations.RunPython(grant, migrations.RunPython.noop),
     ]
