@@ -353,7 +353,20 @@ class SymbolAdmin(ImportExportLinksMixin, AuthoredAdmin):
 # --- Symbol sets -----------------------------------------------------------------------------
 
 
-class SymbolSetMemberInline(SortableTabularInline):
+class ParentEditableInline:
+    """Rows of an inline are changed by whoever may change the row they belong to."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return obj is None or can_change(request.user, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return obj is None or can_change(request.user, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return obj is None or can_change(request.user, obj)
+
+
+class SymbolSetMemberInline(ParentEditableInline, SortableTabularInline):
     model = SymbolSetMember
     extra = 0
     autocomplete_fields = ("symbol",)
@@ -371,15 +384,6 @@ class SymbolSetMemberInline(SortableTabularInline):
             in_set = Q(memberships__symbol_set=getattr(self, "_symbol_set", None))
             kwargs["queryset"] = Symbol.objects.filter(Q(pk__in=visible) | in_set).distinct()
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return obj is None or can_change(request.user, obj)
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return obj is None or can_change(request.user, obj)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return obj is None or can_change(request.user, obj)
 
 
 @admin.register(SymbolSet)
@@ -796,7 +800,7 @@ class QuizQuestionOptionFormSet(CustomInlineFormSet):
 OPTION_PARTS = ("text", "picture", "correct", "date", "match")
 
 
-class QuizQuestionOptionInline(SortableTabularInline):
+class QuizQuestionOptionInline(ParentEditableInline, SortableTabularInline):
     model = QuizQuestionOption
     form = QuizQuestionOptionForm
     formset = QuizQuestionOptionFormSet
@@ -808,15 +812,6 @@ class QuizQuestionOptionInline(SortableTabularInline):
         "Options (multiple choice: tick the right one), events (chronology: give each its date) "
         "or pairs (matching: fill in “pairs with”)"
     )
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return obj is None or can_change(request.user, obj)
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return obj is None or can_change(request.user, obj)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return obj is None or can_change(request.user, obj)
 
 
 class QuizQuestionForm(forms.ModelForm):

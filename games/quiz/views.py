@@ -774,29 +774,30 @@ def _answers_from_form(attempt: QuizAttempt, post: Any) -> dict[int, Any]:
         elif item.kind == engine.CHRONOLOGY:
             if order := _order_from_form(item, post, prefix):
                 answers[item.pk] = {"order": order}
-        elif item.kind == engine.MATCHING:
-            pairs = {
-                str(side["id"]): post.get(f"{prefix}-{side['id']}", "")
-                for side in item.prompt.get("left", [])
-                if f"{prefix}-{side['id']}" in post
-            }
-            if pairs:
-                answers[item.pk] = {"pairs": pairs}
+        elif item.kind == engine.MATCHING and (
+            pairs := _selects_from_form(item.prompt.get("left", []), post, prefix)
+        ):
+            answers[item.pk] = {"pairs": pairs}
         elif item.kind == engine.PERIODS:
             if f"{prefix}-sent" in post:
                 answers[item.pk] = {"choices": post.getlist(prefix)}
         elif item.kind in (engine.PICTURE_NAME_TYPED, engine.KNOW):
             if prefix in post:
                 answers[item.pk] = {"text": post.get(prefix, "")}
-        elif item.kind == engine.CONNECT:
-            groups = {
-                str(s["id"]): post.get(f"{prefix}-{s['id']}", "")
-                for s in item.prompt.get("symbols", [])
-                if f"{prefix}-{s['id']}" in post
-            }
-            if groups:
-                answers[item.pk] = {"groups": groups}
+        elif item.kind == engine.CONNECT and (
+            groups := _selects_from_form(item.prompt.get("symbols", []), post, prefix)
+        ):
+            answers[item.pk] = {"groups": groups}
     return answers
+
+
+def _selects_from_form(entries: list[dict[str, Any]], post: Any, prefix: str) -> dict[str, str]:
+    """What was chosen in the select of each entry (a symbol to sort, a side to pair)."""
+    return {
+        str(entry["id"]): post.get(f"{prefix}-{entry['id']}", "")
+        for entry in entries
+        if f"{prefix}-{entry['id']}" in post
+    }
 
 
 def _order_from_form(item: QuizItem, post: Any, prefix: str) -> list[str]:

@@ -28,7 +28,10 @@ def memory_review(
 ) -> MemoryState:
     """Schedule ``item_key`` for ``user`` after one answer (FSRS; see ``memory.rating_for``)."""
     if not ITEM_KEY.fullmatch(item_key):
-        raise ValueError(f"not an item key: {item_key!r} (expected symbol:<id>, knowledge:<id>, know:<id> or question:<id>)")
+        raise ValueError(
+            f"not an item key: {item_key!r} "
+            "(expected symbol:<id>, knowledge:<id>, know:<id> or question:<id>)"
+        )
     at = reviewed_at or timezone.now()
     score = float(correct)
     state = _locked_state(user, item_key)
