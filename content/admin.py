@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adminsortable2.admin import SortableAdminBase, SortableTabularInline
+from adminsortable2.admin import CustomInlineFormSet, SortableAdminBase, SortableTabularInline
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.widgets import AdminFileWidget
@@ -27,6 +27,7 @@ from django.utils.translation import ngettext
 from games.engines.base import InvalidSetup
 from games.engines.knowledge_board import board_from_dict, board_svg
 from games.engines.knowledge_board import move_lengths as board_move_lengths
+from games.engines.quiz import OptionEntry
 
 from . import services
 from .admin_actions import ImportExportLinksMixin, export_package, export_selected
@@ -45,6 +46,8 @@ from .models import (
     KnowledgeQuestion,
     KnowQuestion,
     Period,
+    QuizQuestion,
+    QuizQuestionOption,
     Status,
     Symbol,
     SymbolSet,
@@ -53,7 +56,8 @@ from .models import (
     Theme,
 )
 from .permissions import can_change, can_delete, content_editable_by, content_visible_to
-from .views import symbol_picture_url
+from .questions import picture_digest, question_errors
+from .views import question_picture_url, symbol_picture_url
 
 
 class AuthoredAdmin(admin.ModelAdmin):
@@ -189,8 +193,8 @@ class _StoredPicture:
     """What the file input shows of the current picture: a link through the author's view
     (media has no public URL) and a plain label instead of the random stored name."""
 
-    def __init__(self, symbol: Symbol) -> None:
-        self.url = symbol_picture_url(symbol)
+    def __init__(self, url: str) -> None:
+        self.url = url
 
     def __str__(self) -> str:
         return str(_("current picture"))
@@ -201,10 +205,23 @@ class PrivatePictureInput(AdminFileWidget):
 
     def get_context(self, name: str, value: Any, attrs: Any) -> dict[str, Any]:
         context = super().get_context(name, value, attrs)
-        symbol = getattr(value, "instance", None)
-        if self.is_initial(value) and isinstance(symbol, Symbol) and symbol.pk:
-            context["widget"]["value"] = _StoredPicture(symbol)
+        owner = getattr(value, "instance", None)
+        if self.is_initial(value) and getattr(owner, "pk", None):
+            if isinstance(owner, Symbol):
+                context["widget"]["value"] = _StoredPicture(symbol_picture_url(owner))
+            elif isinstance(owner, QuizQuestion | QuizQuestionOption):
+                context["widget"]["value"] = _StoredPicture(question_picture_url(owner))
         return context
+
+
+def _cleaned_picture(picture: Any) -> Any:
+    """A new upload checked and cleaned as every picture is (``services.picture_file``)."""
+    if picture and not getattr(picture, "_committed", False):
+        try:
+            return services.picture_file(picture.read(), picture.name)
+        except services.PictureError as error:
+            raise ValidationError(str(error)) from error
+    return picture
 
 
 class SymbolForm(forms.ModelForm):
@@ -219,13 +236,7 @@ class SymbolForm(forms.ModelForm):
         }
 
     def clean_picture(self) -> Any:
-        picture = self.cleaned_data.get("picture")
-        if picture and not getattr(picture, "_committed", False):
-            try:
-                return services.picture_file(picture.read(), picture.name)
-            except services.PictureError as error:
-                raise ValidationError(str(error)) from error
-        return picture
+        return _cleaned_picture(self.cleaned_data.get("picture"))
 
 
 class SymbolSetFilter(admin.SimpleListFilter):
@@ -261,7 +272,7 @@ class SymbolAdmin(ImportExportLinksMixin, AuthoredAdmin):
     fieldsets = (
         (None, {"fields": ("collection", "number", "name", "alternative_names", "status", "language")}),
         (_("Cards"), {"fields": ("picture", "picture_preview", "description", "outline", "portal_url")}),
-        (_("Chronological marking and themes"), {"fields": ("periods", "themes")}),
+        (_("Chronological marking and themes"), {"fields": ("periods", "themes", "date")}),
         (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),
     )
 
@@ -342,7 +353,20 @@ class SymbolAdmin(ImportExportLinksMixin, AuthoredAdmin):
 # --- Symbol sets -----------------------------------------------------------------------------
 
 
-class SymbolSetMemberInline(SortableTabularInline):
+class ParentEditableInline:
+    """Rows of an inline are changed by whoever may change the row they belong to."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return obj is None or can_change(request.user, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return obj is None or can_change(request.user, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return obj is None or can_change(request.user, obj)
+
+
+class SymbolSetMemberInline(ParentEditableInline, SortableTabularInline):
     model = SymbolSetMember
     extra = 0
     autocomplete_fields = ("symbol",)
@@ -360,15 +384,6 @@ class SymbolSetMemberInline(SortableTabularInline):
             in_set = Q(memberships__symbol_set=getattr(self, "_symbol_set", None))
             kwargs["queryset"] = Symbol.objects.filter(Q(pk__in=visible) | in_set).distinct()
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return obj is None or can_change(request.user, obj)
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return obj is None or can_change(request.user, obj)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return obj is None or can_change(request.user, obj)
 
 
 @admin.register(SymbolSet)
@@ -725,6 +740,134 @@ class KnowQuestionAdmin(AuthoredAdmin):
     @admin.display(description=_("accepted answers"))
     def answers_shown(self, obj: KnowQuestion) -> str:
         return " · ".join(obj.answers or []) or "—"
+
+
+# --- Quiz questions ----------------------------------------------------------------------------
+
+
+class QuizQuestionOptionForm(forms.ModelForm):
+    class Meta:
+        model = QuizQuestionOption
+        fields = ("text", "picture", "correct", "date", "match")
+        widgets = {"picture": PrivatePictureInput}
+
+    def clean_picture(self) -> Any:
+        return _cleaned_picture(self.cleaned_data.get("picture"))
+
+
+class QuizQuestionOptionFormSet(CustomInlineFormSet):
+    """Refuses a question students could not answer fairly, each message on the field it
+    names (``content/questions.py``): nothing is saved while one is left."""
+
+    def clean(self) -> None:
+        super().clean()
+        if any(self.errors):
+            return  # a field's own error first (a picture refused, a date unreadable)
+        forms_kept = [
+            form
+            for form in self.forms
+            if getattr(form, "cleaned_data", None) and not form.cleaned_data.get("DELETE")
+        ]
+        options = [
+            OptionEntry(
+                text=form.cleaned_data.get("text") or "",
+                picture=picture_digest(form.cleaned_data.get("picture")),
+                correct=bool(form.cleaned_data.get("correct")),
+                date=form.cleaned_data.get("date") or "",
+                match=form.cleaned_data.get("match") or "",
+            )
+            for form in forms_kept
+        ]
+        question = self.instance
+        labels = {name: str(QuizQuestionOption._meta.get_field(name).verbose_name) for name in OPTION_PARTS}
+        errors = question_errors(
+            kind=question.kind,
+            text=question.text or "",
+            picture=picture_digest(question.picture),
+            options=options,
+            option_name=lambda index: _("row %(n)d") % {"n": index + 1},
+            field_name=lambda index, part: f"“{labels.get(part, part)}”",
+        )
+        whole = []
+        for error in errors:
+            if error.option is not None and error.part in OPTION_PARTS:
+                forms_kept[error.option].add_error(error.part, error.message)
+            else:
+                whole.append(error.message)
+        if whole:
+            raise ValidationError(whole)
+
+
+OPTION_PARTS = ("text", "picture", "correct", "date", "match")
+
+
+class QuizQuestionOptionInline(ParentEditableInline, SortableTabularInline):
+    model = QuizQuestionOption
+    form = QuizQuestionOptionForm
+    formset = QuizQuestionOptionFormSet
+    fields = ("text", "picture", "correct", "date", "match")
+    extra = 4
+    max_num = 6
+    verbose_name = _("option, event or pair")
+    verbose_name_plural = _(
+        "Options (multiple choice: tick the right one), events (chronology: give each its date) "
+        "or pairs (matching: fill in “pairs with”)"
+    )
+
+
+class QuizQuestionForm(forms.ModelForm):
+    class Meta:
+        model = QuizQuestion
+        fields = "__all__"  # noqa: DJ007 -- the fieldsets choose what is shown
+        widgets = {
+            "picture": PrivatePictureInput,
+            "text": forms.Textarea(attrs={"rows": 3}),
+            "explanation": forms.Textarea(attrs={"rows": 3}),
+        }
+
+    def clean_picture(self) -> Any:
+        return _cleaned_picture(self.cleaned_data.get("picture"))
+
+
+@admin.register(QuizQuestion)
+class QuizQuestionAdmin(ImportExportLinksMixin, SortableAdminBase, AuthoredAdmin):
+    """Questions teachers write for quizzes: multiple choice with pictures, chronology, matching."""
+
+    form = QuizQuestionForm
+    list_display = ("question_short", "kind", "option_count", "language", "status", "owner")
+    list_filter = ("kind", "status", "language", "tags")
+    search_fields = ("text", "explanation", "options__text", "options__match")
+    filter_horizontal = ("tags", "editors")
+    inlines = [QuizQuestionOptionInline]
+    actions = ["publish", "unpublish", export_selected]
+    readonly_fields = ("picture_preview", "created", "updated")
+    fieldsets = (
+        (None, {"fields": ("kind", "text", "picture", "picture_preview", "explanation")}),
+        (_("Use"), {"fields": ("language", "status", "tags")}),
+        (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),
+    )
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        return super().get_queryset(request).annotate(n_options=Count("options"))
+
+    @admin.display(description=_("question"), ordering="text")
+    def question_short(self, obj: QuizQuestion) -> str:
+        text = str(obj)
+        return text if len(text) <= 90 else text[:88] + "…"
+
+    @admin.display(description=_("options"), ordering="n_options")
+    def option_count(self, obj: Any) -> int:
+        return obj.n_options
+
+    @admin.display(description=_("preview"))
+    def picture_preview(self, obj: QuizQuestion) -> str:
+        if not obj.picture:
+            return "—"
+        return format_html(
+            '<img src="{}" alt="{}" width="160" height="160" style="object-fit:contain">',
+            question_picture_url(obj),
+            _("The question’s picture"),
+        )
 
 
 # --- Imports ---------------------------------------------------------------------------------

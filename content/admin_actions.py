@@ -22,12 +22,12 @@ from django.utils.translation import gettext_lazy as _
 from .models import ActivityCard, ImportJob, KnowledgeBoard, KnowledgeQuestion, KnowQuestion, SymbolSet
 from .packages import services as packages
 from .permissions import content_visible_to
-from .resources import ExportFile, content_export, kind_for_model
+from .resources import RESOURCES, ExportFile, content_export, kind_for_model
 
 
 def _formats(kind: str) -> list[tuple[str, Any]]:
     formats = [("csv", _("CSV (UTF-8)")), ("xlsx", _("XLSX (Excel)"))]
-    if kind == ImportJob.Kind.SYMBOLS:
+    if RESOURCES[kind].takes_pictures:
         formats.append(("zip", _("ZIP: the CSV table and the pictures")))
     return formats
 

@@ -85,11 +85,11 @@ class ImportForm(forms.Form):
         ),
     )
     pictures_zip = forms.FileField(
-        label=_("Pictures (ZIP, symbols only)"),
+        label=_("Pictures (ZIP, for symbols and quiz questions)"),
         required=False,
         help_text=_(
-            "PNG, JPEG, WebP or SVG files; each symbol row names its picture in the "
-            "picture column. A ZIP exported from Talia works as it is."
+            "PNG, JPEG, WebP or SVG files; each row names its pictures in the picture "
+            "columns. A ZIP exported from Talia works as it is."
         ),
         widget=forms.ClearableFileInput(attrs={"accept": ".zip,application/zip"}),
     )
@@ -195,7 +195,8 @@ def export(request: HttpRequest) -> HttpResponse:
     kind, file_format = request.GET.get("kind", ""), request.GET.get("format", "csv")
     if kind not in RESOURCES or file_format not in EXPORT_FORMATS:
         return HttpResponseBadRequest(
-            "Choose kind=symbols, activity_cards or knowledge_questions and format=csv, xlsx or zip.",
+            "Choose kind=symbols, activity_cards, knowledge_questions or quiz_questions and "
+            "format=csv, xlsx or zip.",
             content_type="text/plain; charset=utf-8",
         )
     model = RESOURCES[kind]._meta.model

@@ -573,7 +573,9 @@ def import_job_create(*, user: Any, kind: str, data_file: Any, pictures_zip: Any
         raise PermissionDenied("Only teachers and admins import content.")
     errors: dict[str, list[str]] = {}
     if kind not in RESOURCES:
-        errors["kind"] = ["Choose what the file holds: symbols, Activity cards or Knowledge? questions."]
+        errors["kind"] = [
+            "Choose what the file holds: symbols, Activity cards, Knowledge? questions or quiz questions."
+        ]
     data, file_format = b"", "csv"
     try:
         data = upload_bytes(data_file, what="table")
@@ -583,9 +585,10 @@ def import_job_create(*, user: Any, kind: str, data_file: Any, pictures_zip: Any
     except ImportFileError as error:
         errors["data_file"] = error.messages
     if pictures_zip is not None:
-        if kind != ImportJob.Kind.SYMBOLS:
+        if kind in RESOURCES and not RESOURCES[kind].takes_pictures:
             errors["pictures_zip"] = [
-                "Only symbols have pictures; leave the pictures ZIP empty for this kind of file."
+                "Only symbols and quiz questions have pictures; leave the pictures ZIP empty for this "
+                "kind of file."
             ]
         else:
             try:

@@ -23,7 +23,7 @@ from games.engines.knowledge_board import board_from_dict
 
 from .answers import AnswerError, answer_format, answer_validate
 from .media import random_name
-from .validators import validate_picture_file
+from .validators import validate_event_date, validate_picture_file
 
 LANGUAGES = [("pl", _("Polish")), ("en", _("English")), ("cs", _("Czech")), ("de", _("German"))]
 HEX_COLOUR = RegexValidator(r"^#[0-9a-fA-F]{6}$", _("Enter a colour as #rrggbb, e.g. #c8102e."))
@@ -206,6 +206,17 @@ class Symbol(AuthoredContent):
         _("education portal page"),
         blank=True,
         help_text=_("The page on the topic; printed as a QR code on the auxiliary card."),
+    )
+    date = models.CharField(
+        _("date"),
+        max_length=10,
+        blank=True,
+        validators=[validate_event_date],
+        help_text=_(
+            "When the event the symbol stands for happened: YYYY, YYYY-MM or YYYY-MM-DD "
+            "(1944-08-01). Quizzes put dated symbols in order; leave it empty for a symbol "
+            "without one date, such as most people."
+        ),
     )
     language = models.CharField(_("language"), max_length=5, choices=LANGUAGES, default="pl")
     status = models.CharField(_("status"), max_length=12, choices=Status.choices, default=Status.DRAFT)
@@ -561,6 +572,108 @@ class KnowQuestion(AuthoredContent):
             raise ValidationError({"answers": _("The accepted answers are a list of texts.")})
 
 
+def question_picture_path(instance: QuizQuestion | QuizQuestionOption, filename: str) -> str:
+    """A random name: a picture's file name could give the answer away (media is private too)."""
+    return random_name("questions", filename)
+
+
+class QuizQuestion(AuthoredContent):
+    """A question a teacher writes for quizzes: multiple choice, chronology or matching.
+
+    Its ``options`` (:class:`QuizQuestionOption`, 2–6 of them) are the choices, one marked
+    right; the events, each with its date; or the pairs, a left-hand side (text or picture)
+    and the right-hand side it goes with. A question students could not answer fairly (no
+    right option, two alike, two events of one date, a side without its pair) is refused
+    where it is written and imported (``content/questions.py``, with the engine's rules in
+    ``games.engines.quiz.question_problems``). Quizzes ask it as ``question:<pk>``.
+    """
+
+    class Kind(models.TextChoices):
+        CHOICE = "choice", _("Multiple choice")
+        CHRONOLOGY = "chronology", _("Chronology: put the events in order")
+        MATCHING = "matching", _("Matching: pair the two sides")
+
+    kind = models.CharField(_("kind"), max_length=12, choices=Kind.choices, default=Kind.CHOICE)
+    text = models.TextField(
+        _("question"),
+        max_length=1000,
+        blank=True,
+        help_text=_(
+            "What the student reads. A chronology or a matching may leave it empty: the page says what to do."
+        ),
+    )
+    picture = models.FileField(
+        _("picture"),
+        upload_to=question_picture_path,
+        blank=True,
+        validators=[validate_picture_file],
+        help_text=_("Optional. PNG, JPEG, WebP or SVG; at most 5 MB."),
+    )
+    explanation = models.TextField(
+        _("explanation"),
+        max_length=1500,
+        blank=True,
+        help_text=_("Shown with the right answer after the student hands in, and in the answer key."),
+    )
+    language = models.CharField(_("language"), max_length=5, choices=LANGUAGES, default="pl")
+    tags = models.ManyToManyField(Tag, verbose_name=_("tags"), blank=True, related_name="+")
+    status = models.CharField(_("status"), max_length=12, choices=Status.choices, default=Status.DRAFT)
+
+    class Meta:
+        ordering = ["-created", "id"]
+        verbose_name = _("quiz question")
+        verbose_name_plural = _("quiz questions")
+
+    def __str__(self) -> str:
+        if self.text.strip():
+            return self.text[:80]
+        texts = [o.text for o in self.options.all()[:3] if o.text] if self.pk else []
+        return " · ".join(texts) or str(self.get_kind_display())
+
+    def clean(self) -> None:
+        if self.kind == self.Kind.CHOICE and not self.text.strip() and not self.picture:
+            raise ValidationError(
+                {"text": _("Write the question (or give it a picture): the student must know what is asked.")}
+            )
+
+
+class QuizQuestionOption(models.Model):
+    """One option of a :class:`QuizQuestion`: a choice, an event with its date, or a pair."""
+
+    question = models.ForeignKey(QuizQuestion, on_delete=models.CASCADE, related_name="options")
+    position = models.PositiveSmallIntegerField(_("position"), default=0, db_index=True)
+    text = models.CharField(
+        _("text"), max_length=300, blank=True, help_text=_("The option, the event or the left-hand side.")
+    )
+    picture = models.FileField(
+        _("picture"), upload_to=question_picture_path, blank=True, validators=[validate_picture_file]
+    )
+    correct = models.BooleanField(
+        _("right answer"), default=False, help_text=_("Multiple choice: tick the one right option.")
+    )
+    date = models.CharField(
+        _("date"),
+        max_length=10,
+        blank=True,
+        validators=[validate_event_date],
+        help_text=_("Chronology: YYYY, YYYY-MM or YYYY-MM-DD."),
+    )
+    match = models.CharField(
+        _("pairs with"),
+        max_length=300,
+        blank=True,
+        help_text=_("Matching: the right-hand side that goes with this one."),
+    )
+
+    class Meta:
+        ordering = ["position", "id"]
+        verbose_name = _("option")
+        verbose_name_plural = _("options")
+
+    def __str__(self) -> str:
+        return self.text or self.match or str(_("(picture)"))
+
+
 class CheckedImport(models.Model):
     """What a table import and a package import share: a check (nothing written) with a
     preview, then a write in one transaction, each step in a Celery task that records its
@@ -602,6 +715,7 @@ class ImportJob(CheckedImport):
         SYMBOLS = "symbols", _("Symbols")
         ACTIVITY_CARDS = "activity_cards", _("Activity cards")
         KNOWLEDGE_QUESTIONS = "knowledge_questions", _("Knowledge? questions")
+        QUIZ_QUESTIONS = "quiz_questions", _("Quiz questions")
 
     class State(models.TextChoices):
         CHECKING = "checking", _("Checking the rows")

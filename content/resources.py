@@ -77,6 +77,37 @@ Knowledge? questions (``knowledge_questions``)
     tags                tags, ``|``-separated; new tags are created
     ========== ======== ==================================================================
 
+Quiz questions (``quiz_questions``)
+    Identity: ``id``, as for Activity cards. Options go in the slots ``a`` … ``f`` (2–6 of
+    them, in order; an empty slot is skipped).
+
+    ============ ======== ================================================================
+    column       required meaning
+    ============ ======== ================================================================
+    id                    empty for a new question
+    kind         yes      choice (multiple choice), chronology or matching
+    text                  the question; a multiple choice needs it (or a picture)
+    picture               the question's picture: a file name in the pictures ZIP;
+                          empty keeps the current picture
+    answer                multiple choice: the letter of the one right option (A–F);
+                          empty for chronology and matching
+    a … f        yes (a,  the option's text, the event, or the left-hand side of a pair
+                 b)
+    a_picture …           the option's picture (in the pictures ZIP); empty keeps the
+                          current picture of that option
+    a_date …              chronology: the event's date, YYYY, YYYY-MM or YYYY-MM-DD
+    a_match …             matching: the right-hand side that pairs with the slot's text
+    explanation           shown after the student hands in, and in the answer key
+    language              pl, en, cs or de; empty: pl
+    status                draft or published; empty: draft
+    tags                  tags, ``|``-separated; new tags are created
+    ============ ======== ================================================================
+
+    A question students could not answer fairly is a row error naming the column: a
+    multiple choice without a right option or with two options alike, a chronology with
+    two events whose dates cannot be told apart (a year holds every day of it), a
+    matching with a side left without its pair (``content/questions.py``).
+
 New rows belong to the importing user. A row that would change content the user
 may not change (``content.permissions.can_change``) is a row error. Every row is
 checked with the model's own rules (``full_clean``, its constraints, the Activity
@@ -106,6 +137,8 @@ from import_export.fields import Field
 from import_export.resources import ModelResource
 from import_export.widgets import CharWidget, ForeignKeyWidget, ManyToManyWidget, Widget
 
+from games.engines.quiz import OptionEntry
+
 from .answers import AnswerError, answer_format, answer_parse
 from .models import (
     LANGUAGES,
@@ -117,12 +150,15 @@ from .models import (
     KnowledgeCategory,
     KnowledgeQuestion,
     Period,
+    QuizQuestion,
+    QuizQuestionOption,
     Status,
     Symbol,
     Tag,
     Theme,
 )
 from .permissions import can_change
+from .questions import picture_digest, question_errors
 from .services import PictureError, picture_file
 
 __all__ = [
@@ -130,6 +166,7 @@ __all__ = [
     "ActivityCardResource",
     "ExportFile",
     "KnowledgeQuestionResource",
+    "QuizQuestionResource",
     "RowCheck",
     "SymbolResource",
     "content_export",
@@ -393,6 +430,8 @@ class ContentResource(ModelResource):
     numeric_columns: ClassVar[frozenset[str]] = frozenset()
     # Errors on the key field are dropped when the value field already has one.
     dependent_fields: ClassVar[dict[str, str]] = {}
+    #: Whether rows name pictures in a pictures ZIP (and the ZIP export holds them).
+    takes_pictures: ClassVar[bool] = False
 
     class Meta:
         skip_diff = True
@@ -442,6 +481,27 @@ class ContentResource(ModelResource):
 
     def describe(self, instance: Any, check: RowCheck | None = None) -> str:
         return str(instance)
+
+    def export_pictures(self, queryset: QuerySet[Any], archive: Any) -> None:
+        """Write the rows' pictures into a ZIP export and remember the paths for the table."""
+
+    def read_picture(self, name: str, column: str, errors: _Errors) -> ContentFile | None:
+        """The picture ``name`` of the pictures ZIP, checked and cleaned; None (and an error
+        on ``column``) when there is no ZIP, no such file or no acceptable picture."""
+        if self.pictures is None:
+            errors.add(
+                column,
+                f'The row names the picture "{name}" but no pictures ZIP '
+                "was uploaded; upload the ZIP with the table, or leave "
+                f"{column} empty to keep the current picture.",
+            )
+            return None
+        try:
+            data = self.pictures.read(name)
+            return picture_file(data, name)
+        except (ValueError, PictureError) as error:
+            errors.add(column, str(error))
+            return None
 
     # The row check ------------------------------------------------------------------------
 
@@ -575,6 +635,7 @@ class ContentResource(ModelResource):
 class SymbolResource(ContentResource):
     kind = ImportJob.Kind.SYMBOLS
     noun = "symbol"
+    takes_pictures = True
     required_columns = ("collection", "number", "name", "description", "periods")
     numeric_columns = frozenset({"number"})
 
@@ -588,6 +649,7 @@ class SymbolResource(ContentResource):
         "periods", "periods", SlugListWidget(Period, "period", required=True, example="ii-rp|prl")
     )
     themes = Field("themes", "themes", SlugListWidget(Theme, "theme"))
+    date = Field("date", "date", TextWidget())
     portal_url = Field("portal_url", "portal_url", TextWidget())
     language = Field("language", "language", ChoiceWidget(LANGUAGE_CODES), default="pl")
     status = Field("status", "status", ChoiceWidget(STATUSES), default=Status.DRAFT)
@@ -604,6 +666,7 @@ class SymbolResource(ContentResource):
             "outline",
             "periods",
             "themes",
+            "date",
             "portal_url",
             "language",
             "status",
@@ -620,6 +683,15 @@ class SymbolResource(ContentResource):
 
     def dehydrate_picture(self, symbol: Symbol) -> str:
         return self.picture_paths.get(symbol.pk, "")
+
+    def export_pictures(self, queryset: QuerySet[Any], archive: Any) -> None:
+        for symbol in queryset:
+            if not symbol.picture:
+                continue
+            # By collection and number: the stored name is random (media.random_name).
+            path = f"pictures/{symbol.collection.slug}/{symbol.code}{PurePath(symbol.picture.name).suffix}"
+            if _archive_file(archive, symbol.picture, path):
+                self.picture_paths[symbol.pk] = path
 
     def identity_column(self) -> str:
         return "number"
@@ -653,21 +725,9 @@ class SymbolResource(ContentResource):
         name = cell_text(row.get("picture"))
         if not name:
             return
-        if self.pictures is None:
-            errors.add(
-                "picture",
-                f'The row names the picture "{name}" but no pictures ZIP '
-                "was uploaded; upload the ZIP with the table, or leave "
-                "picture empty to keep the current picture.",
-            )
-            return
-        try:
-            data = self.pictures.read(name)
-            content = picture_file(data, name)
-        except (ValueError, PictureError) as error:
-            errors.add("picture", str(error))
-            return
-        check.extra["picture"] = content
+        content = self.read_picture(name, "picture", errors)
+        if content is not None:
+            check.extra["picture"] = content
 
     def extra_state(self, instance: Any, check: RowCheck | None) -> dict[str, Any]:
         content = check.extra.get("picture") if check is not None else None
@@ -695,6 +755,17 @@ def _message(error: ValidationError) -> str:
     if error.code in ("blank", "null"):
         return "Fill this in; it may not be empty."
     return " ".join(error.messages)
+
+
+def _archive_file(archive: Any, picture: Any, path: str) -> bool:
+    """Copy a stored picture into a ZIP export; False when its file is gone (the row is
+    exported without it)."""
+    try:
+        with picture.open("rb") as stored:
+            archive.writestr(path, stored.read())
+    except OSError:
+        return False
+    return True
 
 
 def _content_bytes(content: ContentFile) -> bytes:
@@ -914,10 +985,271 @@ class KnowledgeQuestionResource(_ByIdResource):
         return f"{label}: {front}" if front else label
 
 
+# --- Quiz questions ------------------------------------------------------------------------
+
+QUESTION_SLOTS = ("a", "b", "c", "d", "e", "f")
+QUESTION_KINDS = tuple(QuizQuestion.Kind.values)
+#: An option's parts and the column suffix each is written in.
+OPTION_COLUMN = {"text": "", "picture": "_picture", "date": "_date", "match": "_match"}
+
+
+@dataclass
+class _OptionDraft:
+    """One filled slot of a row: what the option will be once written."""
+
+    slot: str
+    text: str
+    date: str
+    match: str
+    correct: bool
+    picture: ContentFile | None  # a new picture from the ZIP
+    kept: Any = None  # the picture of the option this slot updates, kept when no new one
+
+    def digest(self) -> str:
+        """The picture the option will show, by its bytes."""
+        if self.picture is not None:
+            return hashlib.sha256(_content_bytes(self.picture)).hexdigest()
+        return picture_digest(self.kept)
+
+    def state(self) -> tuple[Any, ...]:
+        return (self.text, self.date, self.match, self.correct, self.digest())
+
+
+def _option_column(slot: str, part: str) -> Callable[[QuizQuestion], str]:
+    index = QUESTION_SLOTS.index(slot)
+
+    def dehydrate(question: QuizQuestion) -> str:
+        options = list(question.options.all())
+        if index >= len(options):
+            return ""
+        option = options[index]
+        return str(getattr(option, part))
+
+    return dehydrate
+
+
+def _option_columns() -> dict[str, Field]:
+    columns: dict[str, Field] = {}
+    for slot in QUESTION_SLOTS:
+        for part, suffix in OPTION_COLUMN.items():
+            name = f"{slot}{suffix}"
+            method = None if part == "picture" else _option_column(slot, part)
+            columns[name] = Field(None, name, readonly=True, dehydrate_method=method)
+    return columns
+
+
+OPTION_COLUMNS = _option_columns()
+
+
+class QuizQuestionResource(_ByIdResource):
+    """Teacher-written quiz questions: multiple choice (with pictures), chronology, matching."""
+
+    kind = ImportJob.Kind.QUIZ_QUESTIONS
+    noun = "quiz question"
+    takes_pictures = True
+    required_columns = ("kind", "a", "b")
+    numeric_columns = frozenset({"id"})
+
+    id = Field("id", "id", WholeNumberWidget(minimum=1, maximum=2**63 - 1, what="An id"), readonly=True)
+    kind = Field("kind", "kind", ChoiceWidget(QUESTION_KINDS))
+    text = Field("text", "text", TextWidget())
+    picture = Field(None, "picture", readonly=True)
+    answer = Field(None, "answer", readonly=True)
+    explanation = Field("explanation", "explanation", TextWidget())
+    language = Field("language", "language", ChoiceWidget(LANGUAGE_CODES), default="pl")
+    status = Field("status", "status", ChoiceWidget(STATUSES), default=Status.DRAFT)
+    tags = Field("tags", "tags", TagListWidget())
+
+    class Meta(ContentResource.Meta):
+        model = QuizQuestion
+        fields = (
+            "id",
+            "kind",
+            "text",
+            "picture",
+            "answer",
+            *OPTION_COLUMNS,
+            "explanation",
+            "language",
+            "status",
+            "tags",
+        )
+        export_order = fields
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.picture_paths: dict[tuple[int, str], str] = {}
+
+    def export_queryset(self, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        return queryset.prefetch_related(
+            models.Prefetch("options", queryset=QuizQuestionOption.objects.order_by("position", "pk")), "tags"
+        )
+
+    def export_pictures(self, queryset: QuerySet[Any], archive: Any) -> None:
+        for question in queryset:
+            folder = f"pictures/questions/{question.pk}"
+            if question.picture:
+                path = f"{folder}/question{PurePath(question.picture.name).suffix}"
+                if _archive_file(archive, question.picture, path):
+                    self.picture_paths[(question.pk, "")] = path
+            for slot, option in zip(QUESTION_SLOTS, question.options.all(), strict=False):
+                if option.picture:
+                    path = f"{folder}/{slot}{PurePath(option.picture.name).suffix}"
+                    if _archive_file(archive, option.picture, path):
+                        self.picture_paths[(question.pk, slot)] = path
+
+    def export_field(self, field: Field, instance: Any, **kwargs: Any) -> Any:
+        name = field.column_name
+        if name == "picture" or name.endswith("_picture"):
+            return self.picture_paths.get((instance.pk, "" if name == "picture" else name[0]), "")
+        return super().export_field(field, instance, **kwargs)
+
+    def dehydrate_answer(self, question: QuizQuestion) -> str:
+        if question.kind != QuizQuestion.Kind.CHOICE:
+            return ""
+        for slot, option in zip(QUESTION_SLOTS, question.options.all(), strict=False):
+            if option.correct:
+                return slot.upper()
+        return ""
+
+    def describe(self, instance: Any, check: RowCheck | None = None) -> str:
+        label = f"Question {instance.pk}" if instance.pk else "New question"
+        text = instance.text if len(instance.text) <= 80 else instance.text[:78] + "…"
+        if not text and check is not None and check.extra.get("options"):
+            text = " · ".join(d.text for d in check.extra["options"][:3] if d.text)
+        return f"{label}: {text}" if text else label
+
+    def check_extra(self, instance: Any, row: dict[str, str], check: RowCheck, errors: _Errors) -> None:
+        """The options of slots a–f, and whether students could answer the question fairly."""
+        name = cell_text(row.get("picture"))
+        if name:
+            check.extra["picture"] = self.read_picture(name, "picture", errors)
+        existing = list(instance.options.order_by("position", "pk")) if instance.pk else []
+        if not any(f"{slot}{suffix}" in row for slot in QUESTION_SLOTS for suffix in OPTION_COLUMN.values()):
+            return  # no option columns: the options stay as they are
+        answer = cell_text(row.get("answer")).lower()
+        kind = instance.kind
+        drafts: list[_OptionDraft] = []
+        for slot in QUESTION_SLOTS:
+            cells = {part: cell_text(row.get(f"{slot}{suffix}")) for part, suffix in OPTION_COLUMN.items()}
+            if not any(cells.values()):
+                continue
+            picture = None
+            if cells["picture"]:
+                picture = self.read_picture(cells["picture"], f"{slot}_picture", errors)
+            kept = existing[len(drafts)].picture if len(drafts) < len(existing) else None
+            drafts.append(
+                _OptionDraft(
+                    slot=slot,
+                    text=cells["text"],
+                    date=cells["date"],
+                    match=cells["match"],
+                    correct=slot == answer,
+                    picture=picture,
+                    kept=kept or None,
+                )
+            )
+        check.extra["options"] = drafts
+        if "kind" in errors or kind not in QUESTION_KINDS:
+            return
+        if kind == QuizQuestion.Kind.CHOICE:
+            if answer and answer not in QUESTION_SLOTS:
+                errors.add("answer", f'Write the letter of the right option, A to F, not "{answer.upper()}".')
+                return
+            if answer and not any(d.slot == answer for d in drafts):
+                errors.add(
+                    "answer",
+                    f"Option {answer.upper()} is empty: the answer is the letter of a filled option.",
+                )
+                return
+        elif answer:
+            errors.add(
+                "answer",
+                f"Only a multiple-choice question has a right option; leave answer empty for a {kind}.",
+            )
+        options = [
+            OptionEntry(text=d.text, picture=d.digest(), correct=d.correct, date=d.date, match=d.match)
+            for d in drafts
+        ]
+        question_picture = check.extra.get("picture") or instance.picture
+        for error in question_errors(
+            kind=kind,
+            text=instance.text or "",
+            picture=picture_digest(question_picture),
+            options=options,
+            option_name=lambda index: f"option {drafts[index].slot.upper()}",
+            field_name=lambda index, part: _question_column(drafts, index, part),
+        ):
+            errors.add(_question_column(drafts, error.option, error.part), error.message)
+
+    def extra_state(self, instance: Any, check: RowCheck | None) -> dict[str, Any]:
+        picture = check.extra.get("picture") if check is not None else None
+        state: dict[str, Any] = {
+            "picture": hashlib.sha256(_content_bytes(picture)).hexdigest()
+            if picture is not None
+            else picture_digest(instance.picture)
+        }
+        if check is not None and "options" in check.extra:
+            state["options"] = [draft.state() for draft in check.extra["options"]]
+        elif instance.pk:
+            state["options"] = [
+                (o.text, o.date, o.match, o.correct, picture_digest(o.picture))
+                for o in instance.options.order_by("position", "pk")
+            ]
+        else:
+            state["options"] = []
+        return state
+
+    def before_instance_save(self, instance: Any, check: RowCheck) -> None:
+        content = check.extra.get("picture")
+        if content is not None and hashlib.sha256(_content_bytes(content)).hexdigest() != picture_digest(
+            instance.picture
+        ):
+            content.seek(0)
+            instance.picture.save(content.name, content, save=False)
+            self.stored_files.append(instance.picture.name)
+
+    def save_extra(self, instance: Any, check: RowCheck) -> None:
+        if "options" not in check.extra:
+            return
+        existing = list(instance.options.order_by("position", "pk"))
+        drafts: list[_OptionDraft] = check.extra["options"]
+        for position, draft in enumerate(drafts):
+            option = existing[position] if position < len(existing) else QuizQuestionOption(question=instance)
+            option.position = position
+            option.text, option.date, option.match, option.correct = (
+                draft.text,
+                draft.date,
+                draft.match,
+                draft.correct,
+            )
+            if draft.picture is not None and draft.digest() != picture_digest(option.picture):
+                draft.picture.seek(0)
+                option.picture.save(draft.picture.name, draft.picture, save=False)
+                self.stored_files.append(option.picture.name)
+            option.save()
+        for option in existing[len(drafts) :]:
+            option.delete()
+
+
+for _name, _field in OPTION_COLUMNS.items():
+    QuizQuestionResource.fields[_name] = _field
+
+
+def _question_column(drafts: list[_OptionDraft], index: int | None, part: str) -> str:
+    """The table column of a part of option ``index`` (None: the question's)."""
+    if part == "correct":
+        return "answer"
+    if index is None:
+        return "text" if part == "text" else ""
+    return f"{drafts[index].slot}{OPTION_COLUMN.get(part, '')}"
+
+
 RESOURCES: dict[str, type[ContentResource]] = {
     ImportJob.Kind.SYMBOLS: SymbolResource,
     ImportJob.Kind.ACTIVITY_CARDS: ActivityCardResource,
     ImportJob.Kind.KNOWLEDGE_QUESTIONS: KnowledgeQuestionResource,
+    ImportJob.Kind.QUIZ_QUESTIONS: QuizQuestionResource,
 }
 
 
@@ -1008,8 +1340,9 @@ def content_export(
 ) -> ExportFile:
     """The rows of ``queryset`` as a CSV, XLSX or ZIP file (the caller filters visibility).
 
-    The ZIP holds the table as CSV and, for symbols, their pictures under
-    ``pictures/<collection>/``; its table names those paths in ``picture``.
+    The ZIP holds the table as CSV and the pictures (symbols' under
+    ``pictures/<collection>/``, quiz questions' under ``pictures/questions/<id>/``); its
+    table names those paths in the picture columns.
     """
     if file_format not in EXPORT_FORMATS:
         raise ValueError(f'Export as csv, xlsx or zip, not "{file_format}".')
@@ -1023,19 +1356,7 @@ def content_export(
         import zipfile
 
         with zipfile.ZipFile(spool, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            if isinstance(resource, SymbolResource):
-                for symbol in queryset:
-                    if not symbol.picture:
-                        continue
-                    # By collection and number: the stored name is random (media.random_name).
-                    suffix = PurePath(symbol.picture.name).suffix
-                    path = f"pictures/{symbol.collection.slug}/{symbol.code}{suffix}"
-                    try:
-                        with symbol.picture.open("rb") as picture:
-                            archive.writestr(path, picture.read())
-                    except OSError:
-                        continue  # the file is gone: export the row without it
-                    resource.picture_paths[symbol.pk] = path
+            resource.export_pictures(queryset, archive)
             dataset = resource.export(queryset)
             archive.writestr(f"{base}.csv", table_csv(dataset.headers, dataset))
     else:
@@ -1064,6 +1385,7 @@ def template_csv(kind: str) -> bytes:
             "outline": "",
             "periods": "ii-rp|prl",
             "themes": "",
+            "date": "",
             "portal_url": "",
             "language": "pl",
             "status": "draft",
@@ -1086,6 +1408,17 @@ def template_csv(kind: str) -> bytes:
             "e_kind": "rhyme",
             "f": "Solidarność",
             "f_points": "6",
+        },
+        ImportJob.Kind.QUIZ_QUESTIONS: {
+            "kind": "choice",
+            "text": "When did the Warsaw Uprising begin?",
+            "answer": "B",
+            "a": "1 September 1939",
+            "b": "1 August 1944",
+            "c": "13 December 1981",
+            "explanation": "W-hour: 17:00 on 1 August 1944.",
+            "language": "en",
+            "status": "draft",
         },
         ImportJob.Kind.KNOWLEDGE_QUESTIONS: {
             "category": "letter",

@@ -27,4 +27,6 @@ urlpatterns = [
     path("packages/imports/<int:pk>/retry/", package_views.package_import_retry, name="package_import_retry"),
     path("packages/symbol-sets/<int:pk>.zip", package_views.symbol_set_package, name="symbol_set_package"),
     path("symbols/<int:pk>/picture", views.symbol_picture, name="symbol_picture"),
+    path("questions/<int:pk>/picture", views.question_picture, name="question_picture"),
+    path("questions/options/<int:pk>/picture", views.question_option_picture, name="question_option_picture"),
 ]

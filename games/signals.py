@@ -22,6 +22,6 @@ practice_run_finished = Signal()
 knowledge_game_finished = Signal()
 
 #: A student answered one item, in a quiz or in play. ``user``, ``item_key`` (``symbol:<pk>``,
-#: ``knowledge:<pk>``, ``know:<pk>``), ``correct`` (a bool or a fraction in [0, 1]),
+#: ``knowledge:<pk>``, ``know:<pk>``, ``question:<pk>``), ``correct`` (a bool or a fraction in [0, 1]),
 #: ``reviewed_at`` (when it was answered, or None for now) and ``source`` (``"quiz"`` or ``"play"``).
 item_answered = Signal()

@@ -17,6 +17,8 @@ from content.models import (
     Collection,
     KnowledgeQuestion,
     Period,
+    QuizQuestion,
+    QuizQuestionOption,
     Status,
     Symbol,
     SymbolSet,
@@ -87,8 +89,9 @@ def _placeholder_refresh(symbol: Symbol) -> None:
 
 @transaction.atomic
 def demo_content(owner: Any = None) -> dict[str, int]:
-    """Themes, the demo collection and its symbols with placeholder pictures, a 57-symbol
-    set, Activity cards and Knowledge? questions, all published."""
+    """Themes, the demo collection and its symbols with placeholder pictures (the events
+    among them dated), a 57-symbol set, Activity cards, Knowledge? questions and a few quiz
+    questions (multiple choice, chronology, matching), all published."""
     for slug, (name, description) in THEMES.items():
         Theme.objects.get_or_create(slug=slug, defaults={"name": name, "description": description})
     collection, _ = Collection.objects.get_or_create(
@@ -108,6 +111,7 @@ def demo_content(owner: Any = None) -> dict[str, int]:
                 "description": row["description"],
                 "outline": row.get("outline", ""),
                 "portal_url": PORTAL_URL,
+                "date": row.get("date", ""),
                 "language": "pl",
                 "status": Status.PUBLISHED,
                 "owner": owner,
@@ -116,6 +120,9 @@ def demo_content(owner: Any = None) -> dict[str, int]:
         if created:
             symbol.periods.set([periods[slug] for slug in row["periods"]])
             symbol.themes.set([themes[slug] for slug in row["themes"]])
+        elif row.get("date") and not symbol.date:
+            # A tree loaded before symbols had dates gets them now; a curator's date stays.
+            Symbol.objects.filter(pk=symbol.pk).update(date=row["date"])
         _placeholder_refresh(symbol)
         symbols.append(symbol)
 
@@ -167,9 +174,33 @@ def demo_content(owner: Any = None) -> dict[str, int]:
             question.save()
             question.tags.set(_tags(row.get("tags", [])))
 
+    if not QuizQuestion.objects.filter(owner=owner).exists():
+        for row in _read("quiz_questions.json"):
+            question = QuizQuestion.objects.create(
+                kind=row["kind"],
+                text=row["text"],
+                explanation=row.get("explanation", ""),
+                language="pl",
+                status=Status.PUBLISHED,
+                owner=owner,
+            )
+            question.tags.set(_tags(row.get("tags", [])))
+            QuizQuestionOption.objects.bulk_create(
+                QuizQuestionOption(
+                    question=question,
+                    position=position,
+                    text=option.get("text", ""),
+                    correct=option.get("correct", False),
+                    date=option.get("date", ""),
+                    match=option.get("match", ""),
+                )
+                for position, option in enumerate(row["options"])
+            )
+
     return {
         "symbols": Symbol.objects.count(),
         "symbol_sets": SymbolSet.objects.count(),
         "activity_cards": ActivityCard.objects.count(),
         "knowledge_questions": KnowledgeQuestion.objects.count(),
+        "quiz_questions": QuizQuestion.objects.count(),
     }

@@ -33,6 +33,24 @@ Item kinds (``KINDS``) and how each is graded (:func:`grade`):
 * ``connect``: "Connect the symbols": a handful of symbols (4–6) sorted into 2–3 groups by
   a key (their period or theme); each symbol belongs to exactly one of the groups shown.
   One point per symbol placed rightly.
+* ``period``: a symbol's name; pick the one chronological period it belongs to among the
+  periods (at least 3).  Only symbols of exactly one of the periods shown are asked.
+  Right or wrong.
+* ``chronology``: 3–6 events (symbols with dates, or a teacher's chronology question) shown
+  in a shuffled order; put them in order, earliest first.  Partial credit by pairs in
+  order (:func:`order_pairs`): of the ``n·(n−1)/2`` pairs of events, the share the student
+  put in the same order as the dates is the score.  All in order is 1, all reversed 0.
+  No two events of one item have dates that cannot be told apart (:func:`dates_apart`).
+* ``matching``: 3–6 things on the left (symbols, or a teacher's left-hand side) paired one to
+  one with as many on the right (their periods, their themes or their descriptions with the
+  name blanked out, or the teacher's right-hand side).  One point per pair matched rightly.
+* ``choice``: a teacher-written multiple-choice question (text and maybe a picture) with 2–6
+  options (texts, pictures or both), exactly one of them right.  Right or wrong.
+
+Teacher-written questions (:class:`QuestionEntry`: ``choice``, ``chronology`` and
+``matching``) are checked by :func:`question_problems` where they are authored and
+imported; a question that cannot be answered fairly is never asked.  Every question in a
+pool is asked (:func:`counts_plan` keeps a place for each) before anything else is shared out.
 
 Rules every quiz keeps (tested as properties in ``tests/games/engines``):
 
@@ -69,6 +87,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date as _date
 from functools import lru_cache
 from random import Random
 from typing import Any
@@ -84,16 +103,24 @@ __all__ = [
     "KnowEntry",
     "KnowledgeEntry",
     "Label",
+    "OptionEntry",
     "Part",
     "Pool",
+    "Problem",
+    "QuestionEntry",
     "QuizTooSmall",
     "SymbolEntry",
     "answer_clean",
     "capacity",
+    "capacity_of_questions",
     "counts_plan",
+    "date_parse",
+    "dates_apart",
     "generate",
     "grade",
     "item_new",
+    "order_pairs",
+    "question_problems",
     "redact",
 ]
 
@@ -105,15 +132,42 @@ TEXT_SYMBOL = "text_symbol"
 KNOWLEDGE = "knowledge"
 KNOW = "know"
 CONNECT = "connect"
+PERIOD = "period"
+CHRONOLOGY = "chronology"
+MATCHING = "matching"
+CHOICE = "choice"
 
 #: Every item kind, in the order a quiz is filled (the kinds needing most of the pool first).
-KINDS = (CONNECT, NAME_PICTURE, PERIODS, TEXT_SYMBOL, PICTURE_NAME, PICTURE_NAME_TYPED, KNOWLEDGE, KNOW)
+KINDS = (
+    CHOICE,
+    CHRONOLOGY,
+    MATCHING,
+    CONNECT,
+    NAME_PICTURE,
+    PERIODS,
+    PERIOD,
+    TEXT_SYMBOL,
+    PICTURE_NAME,
+    PICTURE_NAME_TYPED,
+    KNOWLEDGE,
+    KNOW,
+)
 SYMBOL_KINDS = frozenset({CONNECT, NAME_PICTURE, PERIODS, TEXT_SYMBOL, PICTURE_NAME, PICTURE_NAME_TYPED})
+#: The kinds a teacher writes questions of (:class:`QuestionEntry`).
+QUESTION_KINDS = (CHOICE, CHRONOLOGY, MATCHING)
+#: Kinds whose items report each of their symbols to progress on its own (:func:`subject_results`).
+SPLIT_KINDS = frozenset({CONNECT, CHRONOLOGY, MATCHING})
 
 OPTIONS = 4
 MIN_OPTIONS = 3
 OPTION_IDS = "abcdef"
 CONNECT_SIZES = (6, 5, 4)
+#: Events of a chronology made of symbols, most first; a teacher's question has 3–6.
+CHRONOLOGY_SIZES = (4, 3)
+#: Pairs of a matching made of symbols, most first; a teacher's question has 3–6.
+MATCHING_SIZES = (4, 3)
+#: How many options, events and pairs a teacher-written question may have.
+QUESTION_SIZES = {CHOICE: (2, 6), CHRONOLOGY: (3, 6), MATCHING: (3, 6)}
 NUMBERS = (0, 1, 2, 3, 4, 5)
 LETTERS = ("A", "B", "C", "D", "E")
 COLOURS = ("red", "yellow", "green", "blue", "white")
@@ -162,6 +216,8 @@ class SymbolEntry:
     outline: str = ""
     picture: str = ""
     weight: float = 1.0
+    #: When the symbol's event happened (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``; "" for none).
+    date: str = ""
 
 
 @dataclass(frozen=True)
@@ -187,12 +243,42 @@ class KnowEntry:
 
 
 @dataclass(frozen=True)
+class OptionEntry:
+    """One option of a teacher-written question.
+
+    For ``choice`` an answer to pick (``correct`` marks the right one); for ``chronology``
+    an event and its ``date``; for ``matching`` the left-hand side and, in ``match``, the
+    right-hand side it pairs with.  ``picture`` is an opaque picture key ("" for none).
+    """
+
+    text: str = ""
+    picture: str = ""
+    correct: bool = False
+    date: str = ""
+    match: str = ""
+
+
+@dataclass(frozen=True)
+class QuestionEntry:
+    """A question a teacher wrote: ``kind`` is ``choice``, ``chronology`` or ``matching``."""
+
+    key: str
+    kind: str
+    text: str
+    options: tuple[OptionEntry, ...]
+    picture: str = ""
+    explanation: str = ""
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
 class Pool:
     symbols: tuple[SymbolEntry, ...] = ()
     knowledge: tuple[KnowledgeEntry, ...] = ()
     know: tuple[KnowEntry, ...] = ()
     periods: tuple[Label, ...] = ()
     themes: tuple[Label, ...] = ()
+    questions: tuple[QuestionEntry, ...] = ()
 
     def symbol(self, key: str) -> SymbolEntry:
         for entry in self.symbols:
@@ -335,6 +421,163 @@ def _mentions(text: str, entry: SymbolEntry) -> bool:
         for name in (entry.name, *entry.alternatives)
         if normalise_name(name)
     )
+
+
+# --- dates and teacher-written questions ---------------------------------------------------------
+
+_DATE = re.compile(r"(\d{1,4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
+
+
+def date_parse(text: str) -> tuple[int, ...]:
+    """A date as ``(year,)``, ``(year, month)`` or ``(year, month, day)``; ``ValueError``
+    when ``text`` is not ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD`` or no such day exists.
+
+    >>> date_parse("1944-08-01"), date_parse("1980-08"), date_parse("1918")
+    ((1944, 8, 1), (1980, 8), (1918,))
+    """
+    match = _DATE.fullmatch(text.strip())
+    if not match:
+        raise ValueError(f"{text!r} is not a date: write YYYY, YYYY-MM or YYYY-MM-DD.")
+    parts = tuple(int(part) for part in match.groups() if part is not None)
+    try:
+        _date(parts[0], *(parts[1:] + (1, 1))[:2])
+    except ValueError as error:
+        raise ValueError(f"{text!r} is no day of the calendar.") from error
+    return parts
+
+
+def dates_apart(a: Sequence[int], b: Sequence[int]) -> bool:
+    """Whether one of two dates is surely before the other: they differ in a part both give.
+
+    "1918" and "1918-11-11" cannot be told apart (November 1918 is in 1918), nor can two
+    equal dates; "1918-03" and "1918-11" can.
+
+    >>> dates_apart((1918,), (1918, 11, 11)), dates_apart((1918, 3), (1918, 11))
+    (False, True)
+    """
+    return any(x != y for x, y in zip(a, b, strict=False))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why a teacher-written question cannot be answered fairly.
+
+    ``code`` names the rule; ``options`` are the positions (from 0) of the options concerned
+    and ``part`` the part of them to change (``text``, ``picture``, ``correct``, ``date``,
+    ``match``), or of the question itself when ``options`` is empty (``text``, ``options``).
+    The authoring pages and the import word it for people.
+    """
+
+    code: str
+    options: tuple[int, ...] = ()
+    part: str = ""
+
+
+def _comparable(text: str) -> str:
+    """A text as options are compared: case, accents, punctuation and spacing aside (the
+    text itself, casefolded, when nothing but punctuation is left)."""
+    return " ".join(normalise_name(text).split()) or " ".join(text.casefold().split())
+
+
+def _same_text(a: str, b: str) -> bool:
+    return _comparable(a) == _comparable(b)
+
+
+def _doubles(values: Sequence[tuple[str, str]]) -> list[tuple[int, int]]:
+    """Pairs of positions whose (text, picture) read the same; empty ones are left out."""
+    found = []
+    for i, (text_a, picture_a) in enumerate(values):
+        for j in range(i + 1, len(values)):
+            text_b, picture_b = values[j]
+            if not (text_a.strip() or picture_a) or not (text_b.strip() or picture_b):
+                continue
+            if _same_text(text_a, text_b) and picture_a == picture_b:
+                found.append((i, j))
+    return found
+
+
+def question_problems(
+    kind: str, text: str, options: Sequence[OptionEntry], picture: str = ""
+) -> list[Problem]:
+    """Everything that keeps a teacher-written question from being answered fairly; [] if none.
+
+    ``choice``: a question (text or picture), 2–6 options, each with a text or a picture,
+    no two alike (same text, ignoring case and accents, and same picture), exactly one right.
+    ``chronology``: 3–6 events, each with a text or picture and a date; no two events whose
+    dates cannot be told apart (:func:`dates_apart`).
+    ``matching``: 3–6 pairs, each with both sides (a left text or picture and a right text);
+    no two left sides alike and no two right sides alike.
+
+    ``picture`` values are compared as given: pass a digest of the file to compare contents.
+
+    >>> [p.code for p in question_problems("choice", "Kiedy?", [OptionEntry("1918"), OptionEntry("1918 ")])]
+    ['same_options', 'no_right']
+    >>> question_problems("chronology", "", [OptionEntry("A", date="1918"), OptionEntry("B", date="1918-11"),
+    ...     OptionEntry("C", date="1920")])
+    [Problem(code='same_date', options=(0, 1), part='date')]
+    """
+    if kind not in QUESTION_SIZES:
+        return [Problem("unknown_kind", (), "kind")]
+    problems: list[Problem] = []
+    low, high = QUESTION_SIZES[kind]
+    if len(options) < low:
+        problems.append(Problem("too_few", (), "options"))
+    if len(options) > high:
+        problems.append(Problem("too_many", (), "options"))
+    if kind == CHOICE:
+        if not text.strip() and not picture:
+            problems.append(Problem("no_question", (), "text"))
+        problems.extend(
+            Problem("empty_option", (i,), "text")
+            for i, option in enumerate(options)
+            if not option.text.strip() and not option.picture
+        )
+        problems.extend(
+            Problem("same_options", pair, "text") for pair in _doubles([(o.text, o.picture) for o in options])
+        )
+        right = tuple(i for i, option in enumerate(options) if option.correct)
+        if not right:
+            problems.append(Problem("no_right", (), "correct"))
+        elif len(right) > 1:
+            problems.append(Problem("several_right", right, "correct"))
+    elif kind == CHRONOLOGY:
+        dates: list[tuple[int, tuple[int, ...]]] = []
+        for i, option in enumerate(options):
+            if not option.text.strip() and not option.picture:
+                problems.append(Problem("empty_option", (i,), "text"))
+            if not option.date.strip():
+                problems.append(Problem("no_date", (i,), "date"))
+                continue
+            try:
+                dates.append((i, date_parse(option.date)))
+            except ValueError:
+                problems.append(Problem("bad_date", (i,), "date"))
+        problems.extend(
+            Problem("same_date", (i, j), "date")
+            for n, (i, a) in enumerate(dates)
+            for j, b in dates[n + 1 :]
+            if not dates_apart(a, b)
+        )
+        problems.extend(
+            Problem("same_options", pair, "text") for pair in _doubles([(o.text, o.picture) for o in options])
+        )
+    else:
+        for i, option in enumerate(options):
+            has_left = bool(option.text.strip() or option.picture)
+            has_right = bool(option.match.strip())
+            if has_left and not has_right:
+                problems.append(Problem("unpaired", (i,), "match"))
+            elif has_right and not has_left:
+                problems.append(Problem("unpaired", (i,), "text"))
+            elif not has_left:
+                problems.append(Problem("empty_option", (i,), "text"))
+        problems.extend(
+            Problem("same_options", pair, "text") for pair in _doubles([(o.text, o.picture) for o in options])
+        )
+        problems.extend(
+            Problem("same_options", pair, "match") for pair in _doubles([(o.match, "") for o in options])
+        )
+    return problems
 
 
 # --- choosing -----------------------------------------------------------------------------------
@@ -621,6 +864,287 @@ def _connect_item(
     )
 
 
+def _period(entry: SymbolEntry, pool: Pool) -> Item | None:
+    """Which one period: only a symbol of exactly one of the pool's periods, among 3 or more."""
+    labels = list(pool.periods)
+    held = [index for index, label in enumerate(labels) if label.key in entry.periods]
+    if len(held) != 1 or len(labels) < MIN_OPTIONS or len(labels) > len(OPTION_IDS):
+        return None
+    # The name only, as for ``periods``: a picture beside it would answer another item.
+    return Item(
+        PERIOD,
+        {
+            "name": entry.name,
+            "options": [{"id": OPTION_IDS[i], "label": label.label} for i, label in enumerate(labels)],
+        },
+        {"subjects": [entry.key], "answer": OPTION_IDS[held[0]], "name": entry.name},
+    )
+
+
+@dataclass(frozen=True)
+class _Event:
+    text: str
+    when: tuple[int, ...]
+    date: str
+    picture: str = ""
+    subject: str = ""
+
+
+def _chronology_symbols(free: Sequence[SymbolEntry], rng: Random) -> Item | None:
+    """3–4 dated symbols, heavier first, no two whose dates cannot be told apart."""
+    picked: list[tuple[SymbolEntry, tuple[int, ...]]] = []
+    for entry in _weighted_order(free, rng):
+        if not entry.date:
+            continue
+        try:
+            when = date_parse(entry.date)
+        except ValueError:
+            continue
+        if any(not dates_apart(when, other) or _same_name(entry, taken) for taken, other in picked):
+            continue
+        picked.append((entry, when))
+        if len(picked) == CHRONOLOGY_SIZES[0]:
+            break
+    if len(picked) < CHRONOLOGY_SIZES[-1]:
+        return None
+    # Names only: no item pairs a symbol's name with its picture.
+    events = [_Event(entry.name, when, entry.date, subject=entry.key) for entry, when in picked]
+    return _order_item(events, rng, subjects=[entry.key for entry, _ in picked], per_event=True)
+
+
+def _order_item(
+    events: Sequence[_Event],
+    rng: Random,
+    *,
+    subjects: list[str],
+    per_event: bool,
+    text: str = "",
+    picture: str = "",
+) -> Item:
+    """The events shuffled (never already in order); ids given in the shown order, so that
+    an id says nothing about a date."""
+    right = sorted(range(len(events)), key=lambda index: events[index].when)
+    shown = list(range(len(events)))
+    rng.shuffle(shown)
+    if shown == right:
+        shown = shown[1:] + shown[:1]
+    ids = {index: f"e{position}" for position, index in enumerate(shown, start=1)}
+    prompt: dict[str, Any] = {
+        "events": [
+            {"id": ids[i], "text": events[i].text, **({"picture": ids[i]} if events[i].picture else {})}
+            for i in shown
+        ]
+    }
+    pictures = {ids[i]: events[i].picture for i in shown if events[i].picture}
+    if text.strip():
+        prompt["text"] = text
+    if picture:
+        prompt["picture"] = "q"
+        pictures["q"] = picture
+    key: dict[str, Any] = {
+        "subjects": subjects,
+        "answer": [ids[i] for i in right],
+        "dates": {ids[i]: events[i].date for i in right},
+        "names": {ids[i]: events[i].text for i in right},
+    }
+    if pictures:
+        key["pictures"] = pictures
+    if per_event:
+        key["event_subjects"] = {ids[i]: events[i].subject for i in right}
+    return Item(CHRONOLOGY, prompt, key)
+
+
+@dataclass(frozen=True)
+class _Pair:
+    left: str
+    right: str
+    picture: str = ""
+    subject: str = ""
+
+
+def _matching_symbols(pool: Pool, free: Sequence[SymbolEntry], rng: Random) -> Item | None:
+    """3–4 symbols, each paired with its own period, theme or description (the name blanked out)."""
+    ordered = _weighted_order(free, rng)
+    sources = ["period", "theme", "description"]
+    rng.shuffle(sources)
+    for by in sources:
+        pairs = (
+            _matching_by_text(ordered) if by == "description" else _matching_by_label(pool, ordered, by, rng)
+        )
+        if len(pairs) >= MATCHING_SIZES[-1]:
+            return _matching_item(pairs, rng, by=by, subjects=[pair.subject for pair in pairs], per_pair=True)
+    return None
+
+
+def _matching_by_label(pool: Pool, ordered: Sequence[SymbolEntry], by: str, rng: Random) -> list[_Pair]:
+    """Symbols each holding exactly one of the labels shown, a different one each."""
+    labels = _period_labels(pool) if by == "period" else _theme_labels(pool)
+
+    def held(entry: SymbolEntry) -> list[str]:
+        return [key for key in (entry.periods if by == "period" else entry.themes) if key in labels]
+
+    picked: list[tuple[SymbolEntry, str]] = []
+    for entry in ordered:
+        own = held(entry)
+        chosen = {label for _, label in picked}
+        if chosen & set(own) or any(_same_name(entry, other) for other, _ in picked):
+            continue  # it belongs to a label already shown: two right pairs
+        free = [label for label in own if not any(label in held(other) for other, _ in picked)]
+        if not free:
+            continue
+        rng.shuffle(free)
+        picked.append((entry, free[0]))
+        if len(picked) == MATCHING_SIZES[0]:
+            break
+    return [_Pair(entry.name, labels[label], subject=entry.key) for entry, label in picked]
+
+
+def _matching_by_text(ordered: Sequence[SymbolEntry]) -> list[_Pair]:
+    """Symbols with their descriptions, the name blanked out; no description naming another
+    symbol shown, no two descriptions alike."""
+    picked: list[tuple[SymbolEntry, str]] = []
+    for entry in ordered:
+        if not entry.description.strip():
+            continue
+        shown = redact(entry.description, (entry.name, *entry.alternatives))
+        if _mentions(shown, entry) or not normalise_name(shown.replace(BLANK, " ")):
+            continue
+        if any(
+            _same_name(entry, other)
+            or _mentions(shown, other)
+            or _mentions(text, entry)
+            or _same_text(shown, text)
+            for other, text in picked
+        ):
+            continue
+        picked.append((entry, shown))
+        if len(picked) == MATCHING_SIZES[0]:
+            break
+    return [_Pair(entry.name, shown, subject=entry.key) for entry, shown in picked]
+
+
+def _matching_item(
+    pairs: Sequence[_Pair],
+    rng: Random,
+    *,
+    by: str,
+    subjects: list[str],
+    per_pair: bool,
+    text: str = "",
+    picture: str = "",
+) -> Item:
+    """Both sides shuffled on their own (never pair for pair in line); ids given in the
+    shown order, so that ``l2`` says nothing about ``r2``."""
+    count = len(pairs)
+    left = list(range(count))
+    right = list(range(count))
+    rng.shuffle(left)
+    rng.shuffle(right)
+    if right == left:
+        right = right[1:] + right[:1]
+    left_ids = {index: f"l{position}" for position, index in enumerate(left, start=1)}
+    right_ids = {index: f"r{position}" for position, index in enumerate(right, start=1)}
+    prompt: dict[str, Any] = {
+        "by": by,
+        "left": [
+            {
+                "id": left_ids[i],
+                "text": pairs[i].left,
+                **({"picture": left_ids[i]} if pairs[i].picture else {}),
+            }
+            for i in left
+        ],
+        "right": [{"id": right_ids[i], "text": pairs[i].right} for i in right],
+    }
+    pictures = {left_ids[i]: pairs[i].picture for i in left if pairs[i].picture}
+    if text.strip():
+        prompt["text"] = text
+    if picture:
+        prompt["picture"] = "q"
+        pictures["q"] = picture
+    key: dict[str, Any] = {
+        "subjects": subjects,
+        "answer": {left_ids[i]: right_ids[i] for i in left},
+        "names": {left_ids[i]: pairs[i].left for i in left},
+    }
+    if pictures:
+        key["pictures"] = pictures
+    if per_pair:
+        key["pair_subjects"] = {left_ids[i]: pairs[i].subject for i in left}
+    return Item(MATCHING, prompt, key, points=count)
+
+
+def _question_item(question: QuestionEntry, rng: Random) -> Item | None:
+    """The item of a teacher-written question, or None if it cannot be answered fairly."""
+    if question_problems(question.kind, question.text, question.options, question.picture):
+        return None
+    options = question.options
+    if question.kind == CHRONOLOGY:
+        events = [
+            _Event(option.text, date_parse(option.date), option.date.strip(), option.picture)
+            for option in options
+        ]
+        return _order_item(
+            events,
+            rng,
+            subjects=[question.key],
+            per_event=False,
+            text=question.text,
+            picture=question.picture,
+        )
+    if question.kind == MATCHING:
+        pairs = [_Pair(option.text, option.match, option.picture) for option in options]
+        return _matching_item(
+            pairs,
+            rng,
+            by="question",
+            subjects=[question.key],
+            per_pair=False,
+            text=question.text,
+            picture=question.picture,
+        )
+    # Multiple choice: the options in the author's order ("none of the above" stays last).
+    ids = OPTION_IDS[: len(options)]
+    answer = next(ids[i] for i, option in enumerate(options) if option.correct)
+    prompt: dict[str, Any] = {
+        "text": question.text,
+        "options": [
+            {"id": ids[i], "text": option.text, **({"picture": ids[i]} if option.picture else {})}
+            for i, option in enumerate(options)
+        ],
+    }
+    pictures = {ids[i]: option.picture for i, option in enumerate(options) if option.picture}
+    if question.picture:
+        prompt["picture"] = "q"
+        pictures["q"] = question.picture
+    key: dict[str, Any] = {"subjects": [question.key], "answer": answer}
+    if pictures:
+        key["pictures"] = pictures
+    if question.explanation.strip():
+        key["explanation"] = question.explanation
+    return Item(CHOICE, prompt, key)
+
+
+def capacity_of_questions(pool: Pool) -> dict[str, int]:
+    """How many of the pool's teacher-written questions of each kind can be asked (fair ones).
+
+    >>> capacity_of_questions(Pool())
+    {'choice': 0, 'chronology': 0, 'matching': 0}
+    """
+    return _questions_usable(pool)
+
+
+def _questions_usable(pool: Pool) -> dict[str, int]:
+    """How many of the pool's teacher-written questions of each kind can be asked."""
+    found = dict.fromkeys(QUESTION_KINDS, 0)
+    for question in pool.questions:
+        if question.kind in found and not question_problems(
+            question.kind, question.text, question.options, question.picture
+        ):
+            found[question.kind] += 1
+    return found
+
+
 def item_new(pool: Pool, kind: str, rng: Random, used: set[str]) -> Item | None:
     """One new item of ``kind`` about a subject not in ``used`` (``used`` grows), or None.
 
@@ -631,9 +1155,28 @@ def item_new(pool: Pool, kind: str, rng: Random, used: set[str]) -> Item | None:
     """
     if kind not in KINDS:
         raise ValueError(f"Unknown item kind {kind!r}; use one of {', '.join(KINDS)}.")
-    if kind == CONNECT:
+    item: Item | None = None
+    if kind in QUESTION_KINDS:
+        # The teacher's own questions first; then, for chronology and matching, the symbols.
+        questions = [q for q in pool.questions if q.kind == kind and q.key not in used]
+        item = next((made for q in _weighted_order(questions, rng) if (made := _question_item(q, rng))), None)
+        free = [entry for entry in pool.symbols if entry.key not in used]
+        if item is None and kind == CHRONOLOGY:
+            item = _chronology_symbols(free, rng)
+        elif item is None and kind == MATCHING:
+            item = _matching_symbols(pool, free, rng)
+    elif kind == CONNECT:
         free = [entry for entry in pool.symbols if entry.key not in used]
         item = _connect(pool, free, rng)
+    elif kind == PERIOD:
+        item = next(
+            (
+                made
+                for entry in _weighted_order([e for e in pool.symbols if e.key not in used], rng)
+                if (made := _period(entry, pool))
+            ),
+            None,
+        )
     elif kind in SYMBOL_KINDS:
         item = None
         for entry in _weighted_order([e for e in pool.symbols if e.key not in used], rng):
@@ -681,6 +1224,10 @@ TOO_SMALL = {
     KNOWLEDGE: "Knowledge? cards",
     KNOW: "Know questions",
     CONNECT: "handfuls of 4 symbols in 2 periods or themes (2 per group, each in only one group)",
+    PERIOD: "symbols of exactly one period (and at least 3 periods to choose from)",
+    CHRONOLOGY: "chronology questions or handfuls of 3 symbols with dates that can be told apart",
+    MATCHING: ("matching questions or handfuls of 3 symbols, each with its own period, theme or description"),
+    CHOICE: "multiple-choice questions written by teachers",
 }
 
 
@@ -734,6 +1281,10 @@ KIND_LABELS = {
     KNOWLEDGE: "Knowledge? question",
     KNOW: "Know question",
     CONNECT: "connect the symbols",
+    PERIOD: "which period (one)",
+    CHRONOLOGY: "chronology",
+    MATCHING: "matching",
+    CHOICE: "multiple choice",
 }
 
 
@@ -760,10 +1311,15 @@ DEFAULT_MIX = {
     KNOWLEDGE: 4,
     KNOW: 2,
     CONNECT: 1,
+    PERIOD: 2,
+    CHRONOLOGY: 1,
+    MATCHING: 1,
+    # Teacher-written questions are not shared out: each one in the pool is asked.
+    CHOICE: 0,
 }
 
 
-_COST = {CONNECT: CONNECT_SIZES[0]}
+_COST = {CONNECT: CONNECT_SIZES[0], CHRONOLOGY: CHRONOLOGY_SIZES[0], MATCHING: MATCHING_SIZES[0]}
 
 
 def counts_plan(
@@ -771,7 +1327,9 @@ def counts_plan(
 ) -> dict[str, int]:
     """Share ``total`` items among the kinds the pool allows, following ``mix``.
 
-    One item at a time goes to the kind furthest behind its share of ``mix``; a kind the
+    Every teacher-written question in the pool gets its item first (as many as ``total``
+    allows, in the order of ``QUESTION_KINDS``): a teacher who chose them wants them asked.
+    Then one item at a time goes to the kind furthest behind its share of ``mix``; a kind the
     pool cannot feed one more item (given the others) is closed.  Raises
     :class:`QuizTooSmall` when the pool cannot give ``total`` items at all.
 
@@ -784,6 +1342,10 @@ def counts_plan(
     if total < 1:
         raise ValueError("A quiz has at least one item.")
     plan = {kind: 0 for kind in KINDS}
+    room = total
+    for kind, count in _questions_usable(pool).items():
+        plan[kind] = min(count, room)
+        room -= plan[kind]
     closed: set[str] = set()
     while sum(plan.values()) < total:
         open_kinds = [kind for kind in KINDS if mix.get(kind, 0) > 0 and kind not in closed]
@@ -799,12 +1361,14 @@ def counts_plan(
             continue
         plan = trial
     made = sum(plan.values())
-    if made < total and plan[CONNECT]:
-        # A handful of symbols in one connect item may be what the total lacks.
+    handfuls = [kind for kind in (CONNECT, MATCHING, CHRONOLOGY) if plan[kind] and mix.get(kind, 0) > 0]
+    if made < total and handfuls:
+        # A handful of symbols in one connect, matching or chronology item may be what the
+        # total lacks: leave out the biggest handfuls first.
         try:
-            return counts_plan(pool, total, seed, {**mix, CONNECT: 0})
-        except QuizTooSmall:
-            pass
+            return counts_plan(pool, total, seed, {**mix, handfuls[0]: 0})
+        except QuizTooSmall as error:
+            made = max(made, error.available)
     if made < total:
         raise QuizTooSmall(
             "",
@@ -826,15 +1390,39 @@ def _option_ids(item: Item) -> list[str]:
 def answer_clean(item: Item, raw: Any) -> dict[str, Any]:
     """The answer in its stored form, or :class:`InvalidAnswer` saying what fits.
 
-    Choice kinds take ``{"choice": id}``; ``periods`` ``{"choices": [ids]}``; typed kinds
-    ``{"text": str}``; ``knowledge`` ``{"choice": value}``; ``connect``
-    ``{"groups": {symbol id: group id}}`` (symbols left out are unsorted).  An empty
+    Choice kinds (``period`` and ``choice`` too) take ``{"choice": id}``; ``periods``
+    ``{"choices": [ids]}``; typed kinds ``{"text": str}``; ``knowledge`` ``{"choice": value}``;
+    ``connect`` ``{"groups": {symbol id: group id}}`` (symbols left out are unsorted);
+    ``chronology`` ``{"order": [every event id, earliest first]}``; ``matching``
+    ``{"pairs": {left id: right id}}`` (left sides left out are unpaired).  An empty
     answer (no choice yet) is allowed: it is what autosave stores for a cleared answer.
     """
     if not isinstance(raw, Mapping):
         raise InvalidAnswer("An answer is a JSON object.")
     kind = item.kind
-    if kind in (PICTURE_NAME, NAME_PICTURE, TEXT_SYMBOL, KNOWLEDGE):
+    if kind == CHRONOLOGY:
+        order = raw.get("order") or []
+        events = [str(event["id"]) for event in item.prompt.get("events", ())]
+        if not isinstance(order, list) or (order and sorted(str(e) for e in order) != sorted(events)):
+            raise InvalidAnswer("Put every event of this item in order, each once.")
+        return {"order": [str(event) for event in order]}
+    if kind == MATCHING:
+        pairs = raw.get("pairs") or {}
+        if not isinstance(pairs, Mapping):
+            raise InvalidAnswer("Pair the sides as {left: right}.")
+        lefts = {str(side["id"]) for side in item.prompt.get("left", ())}
+        rights = {str(side["id"]) for side in item.prompt.get("right", ())}
+        paired: dict[str, str] = {}
+        for left, right in pairs.items():
+            if str(left) not in lefts:
+                raise InvalidAnswer(f"{left!r} is not one of this item's left-hand sides.")
+            if right in (None, ""):
+                continue
+            if str(right) not in rights:
+                raise InvalidAnswer(f"{right!r} is not one of this item's right-hand sides.")
+            paired[str(left)] = str(right)
+        return {"pairs": paired}
+    if kind in (PICTURE_NAME, NAME_PICTURE, TEXT_SYMBOL, KNOWLEDGE, PERIOD, CHOICE):
         choice = raw.get("choice")
         if choice in (None, ""):
             return {"choice": None}
@@ -877,10 +1465,50 @@ def answer_clean(item: Item, raw: Any) -> dict[str, Any]:
 def _option_text(item: Item, option: str | None) -> str:
     if option is None:
         return ""
-    for entry in item.prompt.get("options", ()):
+    for index, entry in enumerate(item.prompt.get("options", ())):
         if isinstance(entry, Mapping) and str(entry.get("id")) == option:
-            return str(entry.get("text") or entry.get("label") or option)
+            # An option that is a picture alone is named by its letter.
+            return str(entry.get("text") or entry.get("label") or f"({option_letter(index)})")
     return str(option)
+
+
+def order_pairs(given: Sequence[str], right: Sequence[str]) -> tuple[int, int]:
+    """(pairs of events in the same order in ``given`` as in ``right``, all pairs).
+
+    The chronology's partial credit: an order is worth the share of its pairs in order.
+
+    >>> order_pairs(["a", "b", "c", "d"], ["a", "b", "c", "d"])
+    (6, 6)
+    >>> order_pairs(["b", "a", "c", "d"], ["a", "b", "c", "d"])  # one pair swapped
+    (5, 6)
+    >>> order_pairs(["d", "c", "b", "a"], ["a", "b", "c", "d"])
+    (0, 6)
+    """
+    total = len(right) * (len(right) - 1) // 2
+    if sorted(given) != sorted(right):
+        return 0, total
+    position = {event: index for index, event in enumerate(given)}
+    good = sum(
+        1
+        for i, earlier in enumerate(right)
+        for later in right[i + 1 :]
+        if position[earlier] < position[later]
+    )
+    return good, total
+
+
+def _event_in_order(given: Sequence[str], right: Sequence[str], event: str) -> float:
+    """The share of the pairs ``event`` is in that ``given`` puts in the right order."""
+    if sorted(given) != sorted(right) or len(right) < 2:
+        return 0.0
+    position = {e: index for index, e in enumerate(given)}
+    truth = {e: index for index, e in enumerate(right)}
+    good = sum(
+        1
+        for other in right
+        if other != event and (position[other] < position[event]) == (truth[other] < truth[event])
+    )
+    return good / (len(right) - 1)
 
 
 def grade(item: Item, answer: Mapping[str, Any] | None) -> Grade:
@@ -900,6 +1528,42 @@ def grade(item: Item, answer: Mapping[str, Any] | None) -> Grade:
     except InvalidAnswer:
         given = answer_clean(item, {})
     kind, key, points = item.kind, item.key, item.points
+    if kind in (PERIOD, CHOICE):
+        right = given["choice"] == key["answer"]
+        part = Part("", right, _option_text(item, given["choice"]), _option_text(item, key["answer"]))
+        return Grade(float(points) if right else 0.0, points, parts=(part,))
+    if kind == CHRONOLOGY:
+        order, right_order = given["order"], [str(e) for e in key["answer"]]
+        good, total = order_pairs(order, right_order)
+        names, dates = key.get("names") or {}, key.get("dates") or {}
+        place = {event: index for index, event in enumerate(order)}
+        chronology_parts = tuple(
+            Part(
+                str(names.get(event, event)),
+                place.get(event) == index,
+                str(place[event] + 1) if event in place else "",
+                f"{index + 1} ({dates.get(event, '')})",
+            )
+            for index, event in enumerate(right_order)
+        )
+        return Grade(round(points * good / total, 4) if total else 0.0, points, parts=chronology_parts)
+    if kind == MATCHING:
+        paired = given["pairs"]
+        rights = {str(side["id"]): str(side["text"]) for side in item.prompt.get("right", ())}
+        names = key.get("names") or {}
+        matching_parts = tuple(
+            Part(
+                str(names.get(left, left)),
+                paired.get(left) == right,
+                rights.get(paired.get(left, ""), ""),
+                rights.get(right, right),
+            )
+            for left, right in key["answer"].items()
+        )
+        right_count = sum(part.correct for part in matching_parts)
+        return Grade(
+            round(float(right_count) * points / max(len(key["answer"]), 1), 4), points, parts=matching_parts
+        )
     if kind in (PICTURE_NAME, NAME_PICTURE, TEXT_SYMBOL):
         right = given["choice"] == key["answer"]
         names = key.get("names") or {}
@@ -967,9 +1631,30 @@ def grade(item: Item, answer: Mapping[str, Any] | None) -> Grade:
 def subject_results(item: Item, answer: Mapping[str, Any] | None) -> dict[str, float]:
     """Per subject (progress item key), how right the answer was, 0–1.
 
-    A connect item reports each symbol on its own; every other item its one subject.
+    A connect item reports each symbol on its own, as do a chronology and a matching made
+    of symbols (a symbol's share of its pairs in order; its pair matched or not); every
+    other item, a teacher's question included, its one subject.
     """
     result = grade(item, answer)
+    if item.kind == CHRONOLOGY and "event_subjects" in item.key:
+        try:
+            order = answer_clean(item, answer or {})["order"]
+        except InvalidAnswer:
+            order = []
+        right = list(item.key["answer"])
+        return {
+            subject: _event_in_order(order, right, event)
+            for event, subject in item.key["event_subjects"].items()
+        }
+    if item.kind == MATCHING and "pair_subjects" in item.key:
+        try:
+            paired = answer_clean(item, answer or {})["pairs"]
+        except InvalidAnswer:
+            paired = {}
+        return {
+            subject: float(paired.get(left) == item.key["answer"][left])
+            for left, subject in item.key["pair_subjects"].items()
+        }
     if item.kind != CONNECT:
         return {subject: result.fraction for subject in item.subjects}
     try:

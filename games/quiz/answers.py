@@ -44,4 +44,31 @@ def answer_text(item: QuizItem) -> str:
         groups = {g["id"]: g["label"] for g in prompt.get("groups", [])}
         names = key.get("names", {})
         return "; ".join(f"{names.get(s, s)} → {groups.get(g, g)}" for s, g in key["answer"].items())
+    if item.kind in (engine.PERIOD, engine.CHOICE):
+        for index, option in enumerate(prompt.get("options", [])):
+            if option["id"] == key["answer"]:
+                words = option.get("text") or option.get("label") or _("(the picture)")
+                return f"{engine.option_letter(index)}) {words}"
+        return str(key["answer"])
+    if item.kind == engine.CHRONOLOGY:
+        names, dates = key.get("names", {}), key.get("dates", {})
+        return "; ".join(
+            f"{number}. {names.get(event, event) or _('(the picture)')} ({dates.get(event, '')})"
+            for number, event in enumerate(key["answer"], start=1)
+        )
+    if item.kind == engine.MATCHING:
+        rights = {side["id"]: (index, side["text"]) for index, side in enumerate(prompt.get("right", []))}
+        names = key.get("names", {})
+        pairs = []
+        for left, right in key["answer"].items():
+            index, text = rights.get(right, (0, right))
+            pairs.append(
+                f"{names.get(left, left) or _('(the picture)')} → {engine.option_letter(index)}) {text}"
+            )
+        return "; ".join(pairs)
     return ""
+
+
+def explanation(item: QuizItem) -> str:
+    """The teacher's explanation of a question of theirs, shown once the answer may be."""
+    return str(item.key.get("explanation") or "")

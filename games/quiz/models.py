@@ -27,6 +27,10 @@ KIND_LABELS = {
     engine.KNOWLEDGE: _("Knowledge? question"),
     engine.KNOW: _("Know question"),
     engine.CONNECT: _("Connect the symbols"),
+    engine.PERIOD: _("Which period?"),
+    engine.CHRONOLOGY: _("Chronology"),
+    engine.MATCHING: _("Matching"),
+    engine.CHOICE: _("Multiple choice"),
 }
 
 
@@ -45,6 +49,7 @@ class Quiz(BuildJob):
         PERIOD = "period", _("A period")
         SELECTION = "selection", _("A selection of symbols")
         REVIEW = "review", _("A student's items due for review")
+        QUESTIONS = "questions", _("Quiz questions written by teachers")
 
     title = models.CharField(_("title"), max_length=160)
     #: Travels with the quiz in a package (``content/packages``), as content's ``uid`` does.

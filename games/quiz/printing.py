@@ -25,7 +25,7 @@ from content.printing.worker import render_pdf
 from games.engines.quiz import option_letter
 
 from . import selectors
-from .answers import answer_text, knowledge_label
+from .answers import answer_text, explanation, knowledge_label
 from .models import Quiz
 
 FONTS = Path(__file__).resolve().parents[2] / "content" / "printing" / "fonts"
@@ -86,12 +86,28 @@ def quiz_pdf(quiz: Quiz, *, answer_key: bool) -> bytes:
                         "letter": option_letter(index),
                     }
                 )
+
+        def pictured(entry: dict[str, Any], uri: Any = uri) -> dict[str, Any]:
+            picture = uri(entry["picture"]) if entry.get("picture") else ""
+            return {
+                **entry,
+                "picture_uri": picture,
+                "picture_missing": bool(entry.get("picture")) and not picture,
+            }
+
         picture = uri(item.prompt["picture"]) if item.prompt.get("picture") else ""
         items.append(
             {
                 "item": item,
                 "prompt": item.prompt,
                 "options": options,
+                "events": [pictured(event) for event in item.prompt.get("events", [])],
+                "left": [pictured(side) for side in item.prompt.get("left", [])],
+                "right": [
+                    {**side, "letter": option_letter(index)}
+                    for index, side in enumerate(item.prompt.get("right", []))
+                ],
+                "explanation": explanation(item) if answer_key else "",
                 "picture_uri": picture,
                 # A picture whose file is gone prints as a labelled empty box.
                 "picture_missing": bool(item.prompt.get("picture")) and not picture,

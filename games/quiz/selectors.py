@@ -12,9 +12,18 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
-from content.models import KnowledgeQuestion, KnowQuestion, Period, Status, Symbol, Theme
+from content.models import (
+    KnowledgeQuestion,
+    KnowQuestion,
+    Period,
+    QuizQuestion,
+    QuizQuestionOption,
+    Status,
+    Symbol,
+    Theme,
+)
 from content.permissions import content_visible_to
 from games.engines import know as know_engine
 from games.engines import quiz as engine
@@ -24,7 +33,7 @@ from games.models import GameSession, NamingRecord, Participant
 from .models import Quiz, QuizAttempt, QuizItem, QuizResponse
 
 #: The keys progress knows (``lms.progress``): only these are reported to it.
-PROGRESS_KEY = re.compile(r"^(symbol|knowledge|know):\d+$")
+PROGRESS_KEY = re.compile(r"^(symbol|knowledge|know|question):\d+$")
 
 #: Weights of the symbols of a finished ZnajZnak game: named wrongly (or "I don't know")
 #: weighs most, named rightly a little more than only dealt.
@@ -50,6 +59,15 @@ def pool_from_dict(data: dict[str, Any]) -> engine.Pool:
         know=tuple(engine.KnowEntry(**tuples(e, "best_answers")) for e in data.get("know", [])),
         periods=tuple(engine.Label(**e) for e in data.get("periods", [])),
         themes=tuple(engine.Label(**e) for e in data.get("themes", [])),
+        questions=tuple(
+            engine.QuestionEntry(
+                **{
+                    **e,
+                    "options": tuple(engine.OptionEntry(**option) for option in e.get("options", [])),
+                }
+            )
+            for e in data.get("questions", [])
+        ),
     )
 
 
@@ -74,6 +92,7 @@ def symbol_entries(
             outline=symbol.outline,
             picture=symbol.picture.name or "",
             weight=weights.get(symbol.pk, WEIGHT_DEALT),
+            date=symbol.date,
         )
         for symbol in symbols
     ]
@@ -105,6 +124,48 @@ def know_entries(questions: Iterable[KnowQuestion]) -> list[engine.KnowEntry]:
     ]
 
 
+def questions_with_options(queryset: QuerySet[QuizQuestion]) -> QuerySet[QuizQuestion]:
+    return queryset.prefetch_related(
+        Prefetch("options", queryset=QuizQuestionOption.objects.order_by("position", "pk"))
+    ).order_by("pk")
+
+
+def question_entries(
+    questions: Iterable[QuizQuestion], weights: dict[int, float] | None = None
+) -> list[engine.QuestionEntry]:
+    """Teacher-written questions, keyed ``question:<pk>`` for progress; their pictures by
+    stored name (only the answer key holds them)."""
+    weights = weights or {}
+    return [
+        engine.QuestionEntry(
+            key=f"question:{question.pk}",
+            kind=question.kind,
+            text=question.text,
+            options=tuple(
+                engine.OptionEntry(
+                    text=option.text,
+                    picture=option.picture.name or "",
+                    correct=option.correct,
+                    date=option.date,
+                    match=option.match,
+                )
+                for option in question.options.all()
+            ),
+            picture=question.picture.name or "",
+            explanation=question.explanation,
+            weight=weights.get(question.pk, 1.0),
+        )
+        for question in questions
+    ]
+
+
+def questions_usable_by(user: Any) -> QuerySet[QuizQuestion]:
+    """The quiz questions a teacher may put in a quiz: their own and the published ones
+    they may see (``content_visible_to``)."""
+    visible = content_visible_to(user, QuizQuestion.objects.all())
+    return visible.filter(Q(owner=user) | Q(status=Status.PUBLISHED)).order_by("-created", "pk")
+
+
 def _labels(symbols: list[engine.SymbolEntry]) -> tuple[tuple[engine.Label, ...], tuple[engine.Label, ...]]:
     periods = tuple(
         engine.Label(p.slug, f"{p.name} ({p.years})") for p in Period.objects.order_by("position", "pk")
@@ -123,23 +184,38 @@ def pool_build(
     weights: dict[int, float] | None = None,
     knowledge: Iterable[engine.KnowledgeEntry] = (),
     know: Iterable[engine.KnowEntry] = (),
+    questions: Iterable[engine.QuestionEntry] = (),
 ) -> engine.Pool:
     entries = symbol_entries(symbols, weights)
     periods, themes = _labels(entries)
     return engine.Pool(
-        symbols=tuple(entries), knowledge=tuple(knowledge), know=tuple(know), periods=periods, themes=themes
+        symbols=tuple(entries),
+        knowledge=tuple(knowledge),
+        know=tuple(know),
+        periods=periods,
+        themes=themes,
+        questions=tuple(questions),
     )
 
 
-def pool_from_symbols(*, user: Any, queryset: QuerySet[Symbol], with_knowledge: bool = False) -> engine.Pool:
+def pool_from_symbols(
+    *,
+    user: Any,
+    queryset: QuerySet[Symbol],
+    with_knowledge: bool = False,
+    questions: Iterable[QuizQuestion] = (),
+) -> engine.Pool:
     """The symbols of ``queryset`` that ``user`` may see (and, if asked, the published
-    Knowledge? questions they may see)."""
+    Knowledge? questions they may see, and the chosen quiz questions among those they may
+    use: every one of those is asked)."""
     symbols = symbols_with_relations(content_visible_to(user, queryset))
     knowledge: list[engine.KnowledgeEntry] = []
     if with_knowledge:
-        questions = content_visible_to(user, KnowledgeQuestion.objects.filter(status=Status.PUBLISHED))
-        knowledge = knowledge_entries(questions.order_by("pk"))
-    return pool_build(symbols=symbols, knowledge=knowledge)
+        library = content_visible_to(user, KnowledgeQuestion.objects.filter(status=Status.PUBLISHED))
+        knowledge = knowledge_entries(library.order_by("pk"))
+    chosen = [question.pk for question in questions]
+    written = questions_with_options(questions_usable_by(user).filter(pk__in=chosen)) if chosen else []
+    return pool_build(symbols=symbols, knowledge=knowledge, questions=question_entries(written))
 
 
 def session_weights(session: GameSession, student: Any = None) -> dict[int, float]:

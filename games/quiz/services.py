@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
 from content import jobs
-from content.models import BuildState, KnowledgeQuestion, KnowQuestion, Status, Symbol
+from content.models import BuildState, KnowledgeQuestion, KnowQuestion, QuizQuestion, Status, Symbol
 from content.permissions import content_visible_to
 from games.engines import quiz as engine
 from games.engines.base import rng_for
@@ -68,6 +68,17 @@ TOO_SMALL_REASONS = {
     engine.CONNECT: gettext_lazy(
         "it needs handfuls of 4 symbols in 2 periods or themes, 2 per group, each in only one group"
     ),
+    engine.PERIOD: gettext_lazy(
+        "it needs symbols of exactly one period, and at least 3 periods to choose from"
+    ),
+    engine.CHRONOLOGY: gettext_lazy(
+        "it needs chronology questions, or handfuls of 3 symbols with dates that can be told apart"
+    ),
+    engine.MATCHING: gettext_lazy(
+        "it needs matching questions, or handfuls of 3 symbols, each with its own period, "
+        "theme or description"
+    ),
+    engine.CHOICE: gettext_lazy("it needs multiple-choice questions written by teachers"),
 }
 
 
@@ -145,7 +156,7 @@ def quiz_create(
     if not getattr(owner, "can_author", False):
         raise QuizError("not_teacher", _("Only teachers make quizzes."))
     clean = _counts_check(counts, total)
-    if not pool.symbols and not pool.knowledge and not pool.know:
+    if not pool.symbols and not pool.knowledge and not pool.know and not pool.questions:
         raise QuizError(
             "empty_pool", _("There is nothing to build a quiz from: no symbols, cards or questions.")
         )
@@ -715,7 +726,7 @@ def _grade_locked(attempt: QuizAttempt, *, submitted_at: datetime, now: datetime
 
 def _review(attempt: QuizAttempt, item: engine.Item, answer: Any, fraction: float, now: datetime) -> None:
     """Tell progress about each subject of one graded item (keys progress knows only)."""
-    if item.kind == engine.CONNECT:
+    if item.kind in engine.SPLIT_KINDS:
         results = engine.subject_results(item, answer)
     else:
         results = {subject: fraction for subject in item.subjects}
@@ -818,6 +829,7 @@ def review_quiz_create(*, student: Any, item_keys: Iterable[str], owner: Any = N
     symbol_ids = {int(key.split(":")[1]) for key in keys if key.startswith("symbol:")}
     knowledge_ids = {int(key.split(":")[1]) for key in keys if key.startswith("knowledge:")}
     know_ids = {int(key.split(":")[1]) for key in keys if key.startswith("know:")}
+    question_ids = {int(key.split(":")[1]) for key in keys if key.startswith("question:")}
     visible = content_visible_to(student, Symbol.objects.filter(status=Status.PUBLISHED))
     symbols = selectors.symbols_with_relations(Symbol.objects.filter(pk__in=symbol_ids))
     distractors = selectors.symbols_with_relations(visible.exclude(pk__in=symbol_ids))
@@ -827,15 +839,20 @@ def review_quiz_create(*, student: Any, item_keys: Iterable[str], owner: Any = N
         KnowledgeQuestion.objects.filter(pk__in=knowledge_ids).order_by("pk")
     )
     know = selectors.know_entries(KnowQuestion.objects.filter(pk__in=know_ids).order_by("pk"))
+    # A teacher's question the student answered before is asked again as it reads now (each
+    # one in the pool is asked: ``engine.counts_plan``).
+    questions = selectors.question_entries(
+        selectors.questions_with_options(QuizQuestion.objects.filter(pk__in=question_ids))
+    )
     self_review = owner is None or getattr(owner, "pk", None) == getattr(student, "pk", None)
     if self_review:
         # "Review now" has no teacher to mark a typed answer: a Know question is asked only
         # if it has accepted answers, and an answer matching none of them counts as wrong.
         know = [entry for entry in know if entry.best_answers]
     pool = selectors.pool_build(
-        symbols=[*symbols, *distractors], weights=weights, knowledge=knowledge, know=know
+        symbols=[*symbols, *distractors], weights=weights, knowledge=knowledge, know=know, questions=questions
     )
-    asked = len(symbols) + len(knowledge) + len(know)
+    asked = len(symbols) + len(knowledge) + len(know) + sum(engine.capacity_of_questions(pool).values())
     if not asked and know_ids:
         raise QuizError(
             "nothing_due",
@@ -852,9 +869,12 @@ def review_quiz_create(*, student: Any, item_keys: Iterable[str], owner: Any = N
         engine.PICTURE_NAME_TYPED: symbol_share,
         engine.NAME_PICTURE: symbol_share,
         engine.PERIODS: symbol_share,
+        engine.PERIOD: symbol_share,
         engine.TEXT_SYMBOL: symbol_share,
         engine.KNOWLEDGE: 36 * len(knowledge),
         engine.KNOW: 36 * len(know),
+        # Chronology and matching items made of symbols would ask about the distractors too:
+        # a review asks the student's own items only. Teachers' questions are asked anyway.
     }
     seed = secrets.randbelow(SEED_MAX)
     try:

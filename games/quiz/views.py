@@ -37,14 +37,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from config import limits
 from content.media import PICTURE_CSP, picture_response
-from content.models import Period, Symbol, SymbolSet, Theme
+from content.models import Period, QuizQuestion, Symbol, SymbolSet, Theme
 from content.packages.services import PackageExportError
 from content.permissions import content_visible_to
 from games.engines import quiz as engine
 from games.models import GameSession
 
 from . import packages, printing, selectors, services
-from .answers import answer_text, knowledge_label
+from .answers import answer_text, explanation, knowledge_label
 from .models import KIND_LABELS, Quiz, QuizAttempt, QuizItem, QuizResponse
 
 ANSWER_MAX_BYTES = 8192
@@ -77,6 +77,7 @@ class QuizNewForm(forms.Form):
         (Quiz.Source.THEME, gettext_lazy("A theme")),
         (Quiz.Source.PERIOD, gettext_lazy("A period")),
         (Quiz.Source.SELECTION, gettext_lazy("Symbols I choose")),
+        (Quiz.Source.QUESTIONS, gettext_lazy("Only the quiz questions I choose below")),
     ]
     title = forms.CharField(label=gettext_lazy("Title"), max_length=160, required=False)
     source = forms.ChoiceField(
@@ -102,6 +103,16 @@ class QuizNewForm(forms.Form):
     with_knowledge = forms.BooleanField(
         label=gettext_lazy("Add Knowledge? questions from the library"), required=False
     )
+    questions = forms.ModelMultipleChoiceField(
+        label=gettext_lazy("Quiz questions written by teachers"),
+        queryset=QuizQuestion.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=gettext_lazy(
+            "Multiple choice, chronology and matching questions (Authoring → Quiz questions): your "
+            "own and the published ones. Every one you tick is asked."
+        ),
+    )
     total = forms.IntegerField(
         label=gettext_lazy("Number of items"),
         min_value=1,
@@ -116,6 +127,9 @@ class QuizNewForm(forms.Form):
             "name"
         )
         self.fields["symbols"].queryset = content_visible_to(user, Symbol.objects.all()).order_by("name")
+        questions = self.fields["questions"]
+        questions.queryset = selectors.questions_usable_by(user)  # type: ignore[attr-defined]
+        questions.label_from_instance = _question_label  # type: ignore[attr-defined]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -125,6 +139,7 @@ class QuizNewForm(forms.Form):
             "theme": "theme",
             "period": "period",
             "selection": "symbols",
+            "questions": "questions",
         }.get(source or "")
         if needed and not data.get(needed):
             self.add_error(needed, _("Choose what to build the quiz from."))
@@ -143,13 +158,32 @@ class QuizNewForm(forms.Form):
         elif source == Quiz.Source.PERIOD:
             queryset = Symbol.objects.filter(periods=data["period"], status="published")
             label = data["period"].name
+        elif source == Quiz.Source.QUESTIONS:
+            queryset = Symbol.objects.none()
+            label = ngettext(
+                "%(count)d quiz question", "%(count)d quiz questions", len(data["questions"])
+            ) % {"count": len(data["questions"])}
         else:
             queryset = Symbol.objects.filter(pk__in=[s.pk for s in data["symbols"]])
             label = _("%(count)d chosen symbols") % {"count": len(data["symbols"])}
         pool = selectors.pool_from_symbols(
-            user=self.user, queryset=queryset, with_knowledge=data["with_knowledge"]
+            user=self.user,
+            queryset=queryset,
+            with_knowledge=data["with_knowledge"],
+            questions=data["questions"],
         )
         return pool, label
+
+    def items_wanted(self) -> int:
+        """The items asked for; a quiz of chosen questions only has one item per question."""
+        data = self.cleaned_data
+        if data["source"] == Quiz.Source.QUESTIONS and not data["with_knowledge"]:
+            return min(data["total"], len(data["questions"]))
+        return int(data["total"])
+
+
+def _question_label(question: QuizQuestion) -> str:
+    return f"{question.get_kind_display()}: {question}"
 
 
 @login_required
@@ -166,7 +200,7 @@ def quiz_new(request: HttpRequest) -> HttpResponse:
                 source=form.cleaned_data["source"],
                 source_description=label,
                 pool=pool,
-                total=form.cleaned_data["total"],
+                total=form.items_wanted(),
             )
         except services.QuizError as error:
             form.add_error(None, str(error))
@@ -341,30 +375,53 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
 # --- preview, edit, publish -------------------------------------------------------------------
 
 
-def _item_view(item: QuizItem, picture_url: str, *, with_key: bool) -> dict[str, Any]:
-    """What a template draws for one item: its prompt, picture URLs, and the key if allowed."""
+def _item_view(
+    item: QuizItem, picture_url: str, *, with_key: bool, saved: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """What a template draws for one item: its prompt, picture URLs, and the key if allowed.
+
+    A chronology's events come in the order the student last saved (the shown order before
+    that); a matching's right-hand sides are lettered as they are printed.
+    """
     prompt = item.prompt
 
     def url(token: str) -> str:
         return picture_url.replace("__item__", str(item.pk)).replace("__token__", token)
 
+    def pictured(entry: dict[str, Any]) -> dict[str, Any]:
+        return {**entry, "picture_url": url(entry["picture"]) if entry.get("picture") else ""}
+
     options = []
     for index, option in enumerate(prompt.get("options", [])):
         if isinstance(option, dict):
-            entry = {**option, "picture_url": url(option["picture"]) if option.get("picture") else ""}
+            entry = pictured(option)
         else:  # Knowledge? options are plain values
             entry = {"id": option, "text": knowledge_label(prompt.get("category", ""), option)}
         options.append({**entry, "letter": engine.option_letter(index)})
+    events = [pictured(event) for event in prompt.get("events", [])]
+    order = (saved or {}).get("order") or []
+    if sorted(order) == sorted(event["id"] for event in events):
+        by_id = {event["id"]: event for event in events}
+        events = [by_id[event_id] for event_id in order]
     view: dict[str, Any] = {
         "item": item,
         "kind_label": KIND_LABELS.get(item.kind, item.kind),
         "prompt": prompt,
         "options": options,
+        "events": events,
+        "left": [
+            {**pictured(side), "chosen": ((saved or {}).get("pairs") or {}).get(side["id"], "")}
+            for side in prompt.get("left", [])
+        ],
+        "right": [
+            {**side, "letter": engine.option_letter(i)} for i, side in enumerate(prompt.get("right", []))
+        ],
         "picture_url": url(prompt["picture"]) if prompt.get("picture") else "",
     }
     if with_key:
         view["key"] = item.key
         view["answer_text"] = answer_text(item)
+        view["explanation"] = explanation(item)
     return view
 
 
@@ -649,8 +706,8 @@ def attempt_page(request: HttpRequest, pk: int) -> HttpResponse:
     picture_url = picture_url[: -len("x")] + "__token__"
     items = []
     for item in selectors.quiz_items(attempt.quiz):
-        view = _item_view(item, picture_url, with_key=False)
         response = responses.get(item.pk)
+        view = _item_view(item, picture_url, with_key=False, saved=response.answer if response else {})
         view["saved"] = response.answer if response else {}
         view["saved_json"] = json.dumps(view["saved"])
         view["saved_at"] = response.saved_at.isoformat() if response else ""
@@ -677,6 +734,7 @@ def _results(request: HttpRequest, attempt: QuizAttempt) -> HttpResponse:
                 "response": response,
                 "feedback": (response.feedback if response else []) or [],
                 "answer_text": answer_text(item),
+                "explanation": explanation(item),
                 # Graded 0 until the teacher marks it: "not right" would be a verdict nobody gave.
                 "waiting": bool(response and response.needs_marking and response.teacher_mark is None),
             }
@@ -713,24 +771,61 @@ def _answers_from_form(attempt: QuizAttempt, post: Any) -> dict[int, Any]:
     answers: dict[int, Any] = {}
     for item in attempt.quiz.items.all():
         prefix = f"item-{item.pk}"
-        if item.kind in (engine.PICTURE_NAME, engine.NAME_PICTURE, engine.TEXT_SYMBOL, engine.KNOWLEDGE):
+        if item.kind in (
+            engine.PICTURE_NAME,
+            engine.NAME_PICTURE,
+            engine.TEXT_SYMBOL,
+            engine.KNOWLEDGE,
+            engine.PERIOD,
+            engine.CHOICE,
+        ):
             if prefix in post:
                 answers[item.pk] = {"choice": post.get(prefix)}
+        elif item.kind == engine.CHRONOLOGY:
+            if order := _order_from_form(item, post, prefix):
+                answers[item.pk] = {"order": order}
+        elif item.kind == engine.MATCHING and (
+            pairs := _selects_from_form(item.prompt.get("left", []), post, prefix)
+        ):
+            answers[item.pk] = {"pairs": pairs}
         elif item.kind == engine.PERIODS:
             if f"{prefix}-sent" in post:
                 answers[item.pk] = {"choices": post.getlist(prefix)}
         elif item.kind in (engine.PICTURE_NAME_TYPED, engine.KNOW):
             if prefix in post:
                 answers[item.pk] = {"text": post.get(prefix, "")}
-        elif item.kind == engine.CONNECT:
-            groups = {
-                str(s["id"]): post.get(f"{prefix}-{s['id']}", "")
-                for s in item.prompt.get("symbols", [])
-                if f"{prefix}-{s['id']}" in post
-            }
-            if groups:
-                answers[item.pk] = {"groups": groups}
+        elif item.kind == engine.CONNECT and (
+            groups := _selects_from_form(item.prompt.get("symbols", []), post, prefix)
+        ):
+            answers[item.pk] = {"groups": groups}
     return answers
+
+
+def _selects_from_form(entries: list[dict[str, Any]], post: Any, prefix: str) -> dict[str, str]:
+    """What was chosen in the select of each entry (a symbol to sort, a side to pair)."""
+    return {
+        str(entry["id"]): post.get(f"{prefix}-{entry['id']}", "")
+        for entry in entries
+        if f"{prefix}-{entry['id']}" in post
+    }
+
+
+def _order_from_form(item: QuizItem, post: Any, prefix: str) -> list[str]:
+    """A chronology's order as the page sends it: the order the buttons made (``-order``,
+    kept by the script), or, without the script, the place chosen for each event."""
+    events = [str(event["id"]) for event in item.prompt.get("events", [])]
+    moved = [part for part in post.get(f"{prefix}-order", "").split(",") if part]
+    if sorted(moved) == sorted(events):
+        return moved
+    places: dict[str, int] = {}
+    for event in events:
+        try:
+            places[event] = int(post.get(f"{prefix}-place-{event}", ""))
+        except ValueError:
+            return []
+    if sorted(places.values()) != list(range(1, len(events) + 1)):
+        return []  # two events in one place: no order (the page says so before handing in)
+    return sorted(events, key=places.__getitem__)
 
 
 @login_required

@@ -3,7 +3,8 @@
 Contract (kept stable for the quizzes and the games):
 
 - Item keys name what was learned: ``symbol:<Symbol pk>``, ``knowledge:<KnowledgeQuestion pk>``,
-  ``know:<Know question-bank pk>``.
+  ``know:<Know question-bank pk>``, ``question:<QuizQuestion pk>`` (a teacher's multiple
+  choice, chronology or matching).
 - The games send ``games.signals.item_answered`` once per answered item, inside the
   transaction that graded it (a quiz answer) or recorded it (a Knowledge? guess); its
   receiver calls :func:`lms.progress.services.memory_review`. ``correct`` is a bool or a

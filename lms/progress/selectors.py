@@ -32,7 +32,7 @@ class Item:
     """What an item key stands for, as a page shows it."""
 
     key: str
-    kind: str  # symbol | knowledge | know
+    kind: str  # symbol | knowledge | know | question
     label: str
     picture: str = ""
     periods: tuple[str, ...] = ()
@@ -122,6 +122,13 @@ def items_describe(keys: Iterable[str]) -> dict[str, Item]:
                 items[f"know:{question.pk}"] = Item(
                     key=f"know:{question.pk}", kind="know", label=_shorten(str(question))
                 )
+    if by_kind["question"]:
+        # A teacher's quiz question (multiple choice, chronology, matching).
+        questions = apps.get_model("content", "QuizQuestion").objects.filter(pk__in=by_kind["question"])
+        for question in questions.prefetch_related("options"):
+            items[f"question:{question.pk}"] = Item(
+                key=f"question:{question.pk}", kind="question", label=_shorten(str(question))
+            )
     return items
 
 

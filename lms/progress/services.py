@@ -14,7 +14,7 @@ from games.models import NamingRecord
 from . import memory
 from .models import MemoryState, NamingWatermark, Review
 
-ITEM_KEY = re.compile(r"(symbol|knowledge|know):[1-9][0-9]{0,17}")
+ITEM_KEY = re.compile(r"(symbol|knowledge|know|question):[1-9][0-9]{0,17}")
 
 
 @transaction.atomic
@@ -28,7 +28,10 @@ def memory_review(
 ) -> MemoryState:
     """Schedule ``item_key`` for ``user`` after one answer (FSRS; see ``memory.rating_for``)."""
     if not ITEM_KEY.fullmatch(item_key):
-        raise ValueError(f"not an item key: {item_key!r} (expected symbol:<id>, knowledge:<id> or know:<id>)")
+        raise ValueError(
+            f"not an item key: {item_key!r} "
+            "(expected symbol:<id>, knowledge:<id>, know:<id> or question:<id>)"
+        )
     at = reviewed_at or timezone.now()
     score = float(correct)
     state = _locked_state(user, item_key)

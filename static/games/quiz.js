@@ -71,6 +71,19 @@
       });
       return { groups: groups };
     }
+    if (kind === "matching") {
+      var pairs = {};
+      item.querySelectorAll("select[data-left]").forEach(function (select) {
+        if (select.value) {
+          pairs[select.getAttribute("data-left")] = select.value;
+        }
+      });
+      return { pairs: pairs };
+    }
+    if (kind === "chronology") {
+      var order = item.querySelector("input[data-order]").value;
+      return { order: order ? order.split(",") : [] };
+    }
     var checked = item.querySelector("input[type=radio]:checked");
     return { choice: checked ? checked.value : null };
   }
@@ -88,6 +101,12 @@
       item.querySelectorAll("select[data-symbol]").forEach(function (select) {
         select.value = (answer.groups || {})[select.getAttribute("data-symbol")] || "";
       });
+    } else if (kind === "matching") {
+      item.querySelectorAll("select[data-left]").forEach(function (select) {
+        select.value = (answer.pairs || {})[select.getAttribute("data-left")] || "";
+      });
+    } else if (kind === "chronology") {
+      orderShow(item, answer.order || []);
     } else {
       item.querySelectorAll("input[type=radio]").forEach(function (radio) {
         radio.checked = radio.value === answer.choice;
@@ -186,6 +205,71 @@
     item.addEventListener("input", function () { changed(item); });
   });
 
+  /* Chronology: the events are put in order with "Move up" and "Move down" buttons (no
+     dragging: a phone's thumb, a keyboard and a screen reader all work the same). The order
+     shown becomes the answer at the first move, or with "This order is my answer". */
+  function events(item) {
+    return Array.prototype.slice.call(item.querySelectorAll(".quiz-event"));
+  }
+
+  function orderButtons(item) {
+    var list = events(item);
+    list.forEach(function (event, index) {
+      event.querySelector("[data-move=up]").disabled = index === 0;
+      event.querySelector("[data-move=down]").disabled = index === list.length - 1;
+    });
+  }
+
+  function orderShow(item, order) {
+    var list = item.querySelector(".quiz-order");
+    order.forEach(function (id) {
+      var event = list.querySelector(".quiz-event[data-event='" + id + "']");
+      if (event) {
+        list.appendChild(event);
+      }
+    });
+    item.querySelector("input[data-order]").value = order.join(",");
+    orderButtons(item);
+  }
+
+  function orderTake(item) {
+    item.querySelector("input[data-order]").value = events(item).map(function (event) {
+      return event.getAttribute("data-event");
+    }).join(",");
+    changed(item);
+  }
+
+  items.filter(function (item) { return item.getAttribute("data-kind") === "chronology"; }).forEach(function (item) {
+    var status = item.querySelector("[data-order-status]");
+    orderButtons(item);
+    item.querySelector(".quiz-order").addEventListener("click", function (click) {
+      var button = click.target.closest("button[data-move]");
+      if (!button || button.disabled) {
+        return;
+      }
+      var event = button.closest(".quiz-event");
+      var up = button.getAttribute("data-move") === "up";
+      var neighbour = up ? event.previousElementSibling : event.nextElementSibling;
+      if (!neighbour) {
+        return;
+      }
+      event.parentNode.insertBefore(event, up ? neighbour : neighbour.nextElementSibling);
+      orderButtons(item);
+      var list = events(item);
+      status.textContent = interpolate(gettext("%s is now number %s of %s."), [
+        event.querySelector(".quiz-event-text").textContent, list.indexOf(event) + 1, list.length
+      ]);
+      /* The focus stays on the event that moved, on a button that still works. */
+      var same = event.querySelector("[data-move=" + (up ? "up" : "down") + "]");
+      (same.disabled ? event.querySelector("[data-move=" + (up ? "down" : "up") + "]") : same).focus();
+      orderTake(item);
+    });
+    item.querySelector("[data-keep-order]").addEventListener("click", function () {
+      orderTake(item);
+      status.textContent = gettext("This order is saved as your answer.");
+    });
+  });
+
   /* Answers this browser had not sent yet (a closed tab, a lost connection) come back. */
   var unsent = store();
   items.forEach(function (item) {
@@ -251,8 +335,7 @@
     /* The first item not answered yet is where a resumed attempt carries on. */
     for (var i = 0; i < items.length; i += 1) {
       var answer = answerOf(items[i]);
-      var empty = answer.choice === null || answer.text === "" ||
-        (answer.choices && !answer.choices.length) || (answer.groups && !Object.keys(answer.groups).length);
+      var empty = isEmpty(answer);
       if (empty) {
         current = i;
         break;
@@ -263,9 +346,7 @@
 
   form.addEventListener("submit", function (event) {
     var unanswered = items.filter(function (item) {
-      var answer = answerOf(item);
-      return answer.choice === null || answer.text === "" || (answer.choices && !answer.choices.length) ||
-        (answer.groups && !Object.keys(answer.groups).length);
+      return isEmpty(answerOf(item));
     }).length;
     if (unanswered && !form.hasAttribute("data-time-up") &&
         !window.confirm(interpolate(ngettext("%s item has no answer. Hand in anyway?",
@@ -277,8 +358,18 @@
     storeWrite({});
   });
 
+  function isEmpty(answer) {
+    return answer.choice === null || answer.text === "" || (answer.choices && !answer.choices.length) ||
+      (answer.groups && !Object.keys(answer.groups).length) || (answer.order && !answer.order.length) ||
+      (answer.pairs && !Object.keys(answer.pairs).length);
+  }
+
   function interpolate(text, values) {
-    return window.interpolate ? window.interpolate(text, values) : text.replace("%s", values[0]);
+    if (window.interpolate) {
+      return window.interpolate(text, values);
+    }
+    var index = 0;
+    return text.replace(/%s/g, function () { index += 1; return values[index - 1]; });
   }
 
   function ngettext(one, many, count) {

@@ -789,11 +789,13 @@ def test_students_never_import(student):
     assert ImportJob.objects.count() == 0
 
 
-def test_pictures_zip_is_only_for_symbols(teacher):
+def test_pictures_zip_is_only_for_symbols_and_quiz_questions(teacher):
     errors = _refused(teacher, CARDS, table_bytes([card_row()]), pictures=zip_bytes({"a.png": png_bytes()}))
 
     assert errors == {
-        "pictures_zip": ["Only symbols have pictures; leave the pictures ZIP empty for this kind of file."]
+        "pictures_zip": [
+            "Only symbols and quiz questions have pictures; leave the pictures ZIP empty for this kind of file."
+        ]
     }
 
 

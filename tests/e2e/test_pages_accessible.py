@@ -109,6 +109,7 @@ TEACHER_MODELS = (
     "symbolset",
     "activitycard",
     "knowledgequestion",
+    "quizquestion",
     "period",
     "theme",
     "collection",
@@ -169,7 +170,7 @@ def test_every_admin_page_the_teacher_reaches(browsing, teacher_page, demo_site)
                 failures += check_page(browsing, page, demo_site.url + change_url)
                 visited.append(change_url)
 
-    for model in ("symbol", "symbolset", "activitycard", "knowledgequestion", "importjob"):
+    for model in ("symbol", "symbolset", "activitycard", "knowledgequestion", "quizquestion", "importjob"):
         assert any(re.fullmatch(rf"/admin/content/{model}/\d+/change/", u) for u in visited), (
             f"no {model} change form was checked"
         )

@@ -41,9 +41,11 @@ def answer_current(page) -> None:
         item.locator("input[type=text], textarea").fill("Orzeł")
     elif kind == "periods":
         item.locator(".quiz-option").first.tap()
-    elif kind == "connect":
+    elif kind in ("connect", "matching"):
         for select in item.locator("select").all():
             select.select_option(index=1)
+    elif kind == "chronology":
+        item.locator(".quiz-event").first.get_by_role("button", name="Move down").tap()
     else:
         item.locator(".quiz-option").first.tap()
 

@@ -14,7 +14,8 @@ class Command(BaseCommand):
         counts = demo_content(owner=User.objects.get(username=teacher.username))
         self.stdout.write(
             "Demo content: {symbols} symbols, {symbol_sets} symbol sets, {activity_cards} "
-            "Activity cards, {knowledge_questions} Knowledge? questions.".format(**counts)
+            "Activity cards, {knowledge_questions} Knowledge? questions, {quiz_questions} quiz "
+            "questions.".format(**counts)
         )
         self.stdout.write("Demo logins (also in var/demo-logins.json):")
         for login in logins:

@@ -418,6 +418,7 @@ def pools(draw):
                 description=draw(st.text(max_size=40)),
                 picture=draw(st.sampled_from(["", f"{n}.png", "shared.png"])),
                 weight=draw(st.sampled_from([1.0, 3.0])),
+                date=draw(st.sampled_from(["", "1918", "1918-11", "1918-11-11", "1944-08-01", "1980"])),
             )
         )
     return Pool(symbols=tuple(symbols), periods=PERIODS, themes=THEMES)
@@ -437,7 +438,9 @@ def test_property_any_pool_gives_a_deterministic_quiz_without_repeats_or_leaks(p
     for item in items:
         public = json.dumps(item.prompt, ensure_ascii=False)
         assert "symbol:" not in public and ".png" not in public
-        if "options" in item.prompt and item.kind != "periods":
+        if item.kind == "chronology":
+            assert "dates" not in public and not any(d in public for d in item.key["dates"].values())
+        if "options" in item.prompt and item.kind not in ("periods", "period"):
             answer = pool.symbol(item.subjects[0])
             for option in item.prompt["options"]:
                 if option["id"] == item.key["answer"]:
@@ -463,4 +466,10 @@ def _right_answer(item: Item) -> dict:
         return {"choices": item.key["answer"]}
     if item.kind == "connect":
         return {"groups": item.key["answer"]}
+    if item.kind in ("period", "choice"):
+        return {"choice": item.key["answer"]}
+    if item.kind == "chronology":
+        return {"order": item.key["answer"]}
+    if item.kind == "matching":
+        return {"pairs": item.key["answer"]}
     raise AssertionError(item.kind)

@@ -47,8 +47,12 @@ def graded_reports() -> Iterator[list[Any]]:
 
 def right_answer(item: QuizItem) -> dict[str, Any]:
     key = item.key
-    if item.kind in ("picture_name", "name_picture", "text_symbol"):
+    if item.kind in ("picture_name", "name_picture", "text_symbol", "period", "choice"):
         return {"choice": key["answer"]}
+    if item.kind == "chronology":
+        return {"order": key["answer"]}
+    if item.kind == "matching":
+        return {"pairs": key["answer"]}
     if item.kind == "picture_name_typed":
         return {"text": key["name"]}
     if item.kind == "periods":

@@ -30,6 +30,10 @@ def secrets_of(quiz: Quiz) -> list[str]:
             found.extend(key.get("best_answers", []))
         if item.kind == "knowledge" and key.get("back"):
             found.append(key["back"])
+        # The history items: a chronology's dates, a teacher's explanation.
+        found.extend(key.get("dates", {}).values())
+        if key.get("explanation"):
+            found.append(key["explanation"])
     return [s for s in found if s]
 
 
@@ -40,14 +44,25 @@ def telling_quiz(teacher, symbols, knowledge_questions, django_capture_on_commit
     from django.core.files.base import ContentFile
     from django.utils.text import slugify
 
-    from content.models import KnowQuestion
+    from content.models import KnowQuestion, QuizQuestion, QuizQuestionOption
     from games.engines.quiz import KnowEntry
     from games.quiz import selectors
 
     from .conftest import png
 
+    for symbol, date in zip(symbols, ("1918-11-11", "1920-08-15", "1939-09-01", "1944-08-01"), strict=False):
+        symbol.date = date
+        symbol.save(update_fields=["date"])
     for symbol in symbols:
         symbol.picture.save(f"{slugify(symbol.name)}.png", ContentFile(png((10, 20, 30))), save=True)
+    # A teacher's multiple choice whose pictures are stored under telling names too.
+    written = QuizQuestion.objects.create(
+        kind="choice", text="Który znak?", owner=teacher, status="published", explanation="Bo kotwica."
+    )
+    written.picture.save("znak-polski-walczacej.png", ContentFile(png((1, 2, 3))), save=True)
+    for position, (text, right) in enumerate((("Kotwica", True), ("Orzeł", False), ("Lilijka", False))):
+        option = QuizQuestionOption(question=written, position=position, text=text, correct=right)
+        option.picture.save(f"{slugify(text)}-{'dobra' if right else 'zla'}.png", ContentFile(png((9, 9, 9))))
     row = KnowQuestion.objects.create(
         text="W którym roku odsłonięto pomnik?",
         answers=["w tysiąc dziewięćset osiemdziesiątym"],
@@ -60,6 +75,7 @@ def telling_quiz(teacher, symbols, knowledge_questions, django_capture_on_commit
         symbols=selectors.symbols_with_relations(Symbol.objects.filter(pk__in=[s.pk for s in symbols])),
         knowledge=pool.knowledge,
         know=[KnowEntry(key=f"know:{row.pk}", question=row.text, best_answers=tuple(row.answers))],
+        questions=selectors.question_entries(selectors.questions_with_options(QuizQuestion.objects.all())),
     )
     counts = {
         "picture_name": 2,
@@ -70,6 +86,10 @@ def telling_quiz(teacher, symbols, knowledge_questions, django_capture_on_commit
         "knowledge": 1,
         "know": 1,
         "connect": 1,
+        "period": 1,
+        "chronology": 1,
+        "matching": 1,
+        "choice": 1,
     }
     with django_capture_on_commit_callbacks(execute=True):
         quiz = services.quiz_create(
@@ -84,7 +104,14 @@ def test_nothing_a_student_receives_before_submitting_holds_a_key(telling_quiz, 
     """No body and no header (Content-Disposition above all) names an answer, a picture's
     file or a progress key, for every kind of item, a Know question included."""
     published_quiz = telling_quiz
-    assert set(published_quiz.items.values_list("kind", flat=True)) >= {"know", "picture_name_typed"}
+    assert set(published_quiz.items.values_list("kind", flat=True)) >= {
+        "know",
+        "picture_name_typed",
+        "chronology",
+        "matching",
+        "period",
+        "choice",
+    }
     client = signed_in(student)
     bodies: list[tuple[str, bytes]] = []
     headers: list[tuple[str, str, str]] = []
@@ -139,6 +166,7 @@ def test_nothing_a_student_receives_before_submitting_holds_a_key(telling_quiz, 
         for stored in item.key.get("pictures", {}).values():
             named.add(stored.rsplit("/", 1)[-1].rsplit(".", 1)[0])
     named.update(Symbol.objects.values_list("name", flat=True))
+    named.update(("kotwica", "dobra", "znak-polski"))
     for url, name, value in headers:
         assert "filename" not in value.lower(), (url, name, value)
         for secret in named:
@@ -174,6 +202,10 @@ def test_after_submitting_the_student_sees_the_result_and_the_answers(published_
         elif "choices" in answer:
             data[name] = answer["choices"]
             data[f"{name}-sent"] = "1"
+        elif "order" in answer:
+            data[f"{name}-order"] = ",".join(answer["order"])
+        elif "pairs" in answer:
+            data.update({f"{name}-{left}": right for left, right in answer["pairs"].items()})
         else:
             data.update({f"{name}-{s}": g for s, g in answer["groups"].items()})
     response = client.post(reverse("quiz:submit", args=[attempt.pk]), data)
