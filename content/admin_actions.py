@@ -19,7 +19,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from .models import ActivityCard, ImportJob, KnowledgeBoard, KnowledgeQuestion, KnowQuestion, SymbolSet
+from .models import ActivityCard, KnowledgeBoard, KnowledgeQuestion, KnowQuestion, SymbolSet
 from .packages import services as packages
 from .permissions import content_visible_to
 from .resources import RESOURCES, ExportFile, content_export, kind_for_model
