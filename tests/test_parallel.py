@@ -20,7 +20,11 @@ def test_worker_index_reads_xdists_worker_name():
         ("redis://127.0.0.1:6379/0", 1, "redis://127.0.0.1:6379/1"),
         ("redis://127.0.0.1:6379/4", 2, "redis://127.0.0.1:6379/6"),
         ("redis://127.0.0.1:6379", 1, "redis://127.0.0.1:6379/1"),
-        ("rediss://:secret@cache:6380/2?ssl_cert_reqs=none", 3, "rediss://:secret@cache:6380/5?ssl_cert_reqs=none"),
+        (
+            "rediss://:secret@cache:6380/2?ssl_cert_reqs=none",
+            3,
+            "rediss://:secret@cache:6380/5?ssl_cert_reqs=none",
+        ),
         ("redis://127.0.0.1:6379/4", 0, "redis://127.0.0.1:6379/4"),
         ("", 3, ""),
     ],
@@ -35,7 +39,11 @@ def test_a_redis_url_of_another_form_is_refused_rather_than_shared():
 
 
 def test_a_worker_gets_its_own_redis_database_channel_prefix_and_var_folder(tmp_path):
-    environ = {"REDIS_URL": "redis://127.0.0.1:6379/0", "LIVE_CHANNEL_PREFIX": "talia", "TALIA_VAR_DIR": str(tmp_path)}
+    environ = {
+        "REDIS_URL": "redis://127.0.0.1:6379/0",
+        "LIVE_CHANNEL_PREFIX": "talia",
+        "TALIA_VAR_DIR": str(tmp_path),
+    }
 
     isolate(environ, "gw1")
 
