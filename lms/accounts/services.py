@@ -29,6 +29,9 @@ from lms.services import user_create
 from .cards import card_secret_new
 from .roster import RosterError, RosterRow, username_base, username_problem
 
+#: The most new accounts that may wait for the teacher's approval in one class.
+PENDING_MAX = 60
+
 
 class AccountError(ClassError):
     """A refusal with a code and a sentence for the person (``problems``: each, for a list)."""
@@ -266,6 +269,16 @@ def student_signup(*, code: str, name: str, username: str, password: str) -> Sig
             "signup_closed",
             _("Accounts are not made with this class's code. Ask your teacher for your login card."),
         )
+    waiting = ClassMember.objects.filter(school_class=school_class, role=ClassMember.Role.PENDING).count()
+    if school_class.signup == SchoolClass.Signup.APPROVAL and waiting >= PENDING_MAX:
+        # Someone who has the code cannot fill the teacher's list with made-up names.
+        raise AccountError(
+            "too_many_waiting",
+            _(
+                "Many new accounts already wait for your teacher in this class. "
+                "Ask them to let those in first."
+            ),
+        )
     first_name, last_name = _name_parts(name)
     username = (username or "").strip()
     problem = username_problem(username)
@@ -281,9 +294,20 @@ def student_signup(*, code: str, name: str, username: str, password: str) -> Sig
         validate_password(password, user=candidate)
     except ValidationError as error:
         raise AccountError("weak_password", " ".join(error.messages), list(error.messages)) from None
-    student = user_create(
-        username=username, password=password, role=Role.STUDENT, first_name=first_name, last_name=last_name
-    )
+    try:
+        with transaction.atomic():
+            student = user_create(
+                username=username,
+                password=password,
+                role=Role.STUDENT,
+                first_name=first_name,
+                last_name=last_name,
+            )
+    except IntegrityError:  # taken a moment ago by someone else signing up
+        raise AccountError(
+            "username_taken",
+            _("The username “%(username)s” is taken; choose another.") % {"username": username},
+        ) from None
     role = (
         ClassMember.Role.STUDENT
         if school_class.signup == SchoolClass.Signup.OPEN

@@ -40,17 +40,23 @@ def _taught_class(request: HttpRequest, pk: int) -> SchoolClass:
     return school_class
 
 
-def _printed(request: HttpRequest, school_class: SchoolClass) -> list[cards.PrintedCard]:
+def _student_id(request: HttpRequest) -> int | None:
+    """``?student=ID``: one student's card rather than the class's."""
     student = request.GET.get("student", "")
-    student_id = int(student) if student.isascii() and student.isdigit() and len(student) < 12 else None
-    found = list(selectors.class_cards(school_class, student_id=student_id))
+    return int(student) if student.isascii() and student.isdigit() and len(student) < 12 else None
+
+
+def _printed(request: HttpRequest, school_class: SchoolClass) -> list[cards.PrintedCard]:
+    found = list(selectors.class_cards(school_class, student_id=_student_id(request)))
     return cards.printed_cards(
         found, link_for=lambda token: request.build_absolute_uri(reverse("card_signin", args=[token]))
     )
 
 
 def _qr_svg(url: str) -> str:
-    return segno.make(url, error="m").svg_inline(scale=3, border=2, title=_("QR code that signs in once"))
+    # No width or height: the stylesheet sizes it (a phone, a screen, paper).
+    code = segno.make(url, error="m")
+    return code.svg_inline(border=2, omitsize=True, title=_("QR code that signs in once"))
 
 
 # --- the teacher's pages ----------------------------------------------------------------------------
@@ -104,7 +110,7 @@ def cards_page(request: HttpRequest, pk: int) -> HttpResponse:
             "cards": [(card, _qr_svg(card.link)) for card in printed],
             "signin_url": request.build_absolute_uri(reverse("login")),
             "pdf_url": reverse("lms:cards_pdf", args=[school_class.pk])
-            + (f"?student={request.GET['student']}" if printed and "student" in request.GET else ""),
+            + (f"?student={student_id}" if (student_id := _student_id(request)) is not None else ""),
         },
     )
     response["Cache-Control"] = "no-store, private"
@@ -264,6 +270,7 @@ def signup(request: HttpRequest, code: str = "") -> HttpResponse:
                 "unknown_code": "code",
                 "invalid_code": "code",
                 "signup_closed": "code",
+                "too_many_waiting": "code",
                 "invalid_name": "name",
                 "invalid_username": "username",
                 "username_taken": "username",

@@ -78,7 +78,6 @@ def classes_offered_to(user: Any) -> QuerySet[SchoolClass]:
             student_count=Count("members", filter=Q(members__role=ClassMember.Role.STUDENT), distinct=True)
         )
         .select_related("teacher")
-        .prefetch_related("members__user")
     )
 
 

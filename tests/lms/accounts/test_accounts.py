@@ -177,13 +177,14 @@ def test_the_cards_page_shows_each_username_password_and_a_qr_link_to_the_teache
     assert page.count("<svg") == 2
 
 
-def test_the_cards_pdf_holds_every_card(teacher):
-    school_class, cards = made_class(teacher)
+def test_the_cards_pdf_holds_every_card_eight_to_a_page(teacher):
+    school_class, cards = made_class(teacher, "\n".join(f"Zofia{n} Wiśniewska-Łęcka" for n in range(9)))
     response = signed_in(teacher).get(reverse("lms:cards_pdf", args=[school_class.pk]))
     assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
-    text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(response.content)).pages)
+    pages = [page.extract_text() for page in PdfReader(io.BytesIO(response.content)).pages]
+    assert [page.count("One-time password") for page in pages] == [8, 1]
     for card in cards:
-        assert card.student.username in text and card_words.card_password(card) in text
+        assert card.student.username in " ".join(pages) and card_words.card_password(card) in " ".join(pages)
 
 
 def test_a_card_password_is_the_same_when_printed_again_and_differs_between_cards(teacher):
@@ -482,3 +483,18 @@ def test_the_teacher_factory_is_untouched_by_cards(teacher):
     teacher.save()
     assert is_signed_in_after(teacher.username, "Nauczyciel 2026!")
     assert TeacherFactory().has_usable_password()
+
+
+def test_someone_with_the_code_cannot_fill_the_waiting_list(teacher, monkeypatch):
+    monkeypatch.setattr(services, "PENDING_MAX", 2)
+    school_class = class_services.class_create(teacher=teacher, name="3b")
+    assert [signup(Client(), school_class.join_code, username=f"ola{n}").status_code for n in range(2)] == [
+        302,
+        302,
+    ]
+    refused = signup(Client(), school_class.join_code, username="ola2")
+    assert refused.status_code == 400 and "Ask them to let those in first" in errors_of(refused)
+    assert not User.objects.filter(username="ola2").exists()
+    # Letting them in makes room again.
+    services.signups_approve_all(school_class=school_class, by=teacher)
+    assert signup(Client(), school_class.join_code, username="ola2").status_code == 302
