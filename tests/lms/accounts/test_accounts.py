@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import io
+import json
 import re
 from datetime import timedelta
 from typing import Any
@@ -17,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 from pypdf import PdfReader
 
+from lms import privacy
 from lms.accounts import cards as card_words
 from lms.accounts import services
 from lms.accounts.roster import roster_parse
@@ -498,3 +500,16 @@ def test_someone_with_the_code_cannot_fill_the_waiting_list(teacher, monkeypatch
     # Letting them in makes room again.
     services.signups_approve_all(school_class=school_class, by=teacher)
     assert signup(Client(), school_class.join_code, username="ola2").status_code == 302
+
+
+def test_a_students_data_copy_lists_their_cards_and_waiting_classes_but_no_password(teacher):
+    school_class, cards = made_class(teacher)
+    waiting_for = class_services.class_create(teacher=teacher, name="4a")
+    student = cards[0].student
+    class_services.class_member_add(school_class=waiting_for, user=student, role="pending")
+    data = privacy.student_data_export(student=student)
+    assert [c["name"] for c in data["classes"]] == ["3b"]
+    assert [c["name"] for c in data["classes_waiting_for_approval"]] == ["4a"]
+    [card] = data["login_cards"]
+    assert card["class"] == "3b" and card["closed"] is None and card["qr_link_used"] is None
+    assert card_words.card_password(cards[0]) not in json.dumps(data)
