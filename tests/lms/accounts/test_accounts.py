@@ -479,7 +479,7 @@ def test_a_co_teacher_makes_cards_and_lets_students_in_like_the_owner(teacher, o
     assert len(class_selectors.class_students(school_class)) == 3
 
 
-def test_the_teacher_factory_is_untouched_by_cards(teacher):
+def test_a_teacher_signs_in_with_their_own_password_as_before(teacher):
     # A teacher's own password never goes through the card backend.
     teacher.set_password("Nauczyciel 2026!")
     teacher.save()
