@@ -97,8 +97,10 @@ def test_a_class_of_25_from_a_pasted_list_signs_in_from_its_printed_cards(
     expect(phone.get_by_role("heading", level=1)).to_have_text(f"Hello, {first_name}!")
     assert_accessible(browsing, phone, "sign in with your card")
     assert_fits_a_phone(phone, "sign in with your card")
+    # By keyboard, as on a phone's keyboard or a switch.
+    phone.get_by_role("button", name="Sign me in").focus()
     with phone.expect_navigation():
-        phone.get_by_role("button", name="Sign me in").click()
+        phone.keyboard.press("Enter")
     choose_password(browsing, phone, "Zamek nad Wisłą 7", "QR link")
     expect(phone.get_by_role("heading", level=1)).to_have_text("My classes")
     expect(phone.locator("main")).to_contain_text("3b Historia")
@@ -154,7 +156,7 @@ def test_a_student_makes_an_account_with_the_class_code_and_the_teacher_lets_the
     phone.get_by_label("Password", exact=True).fill("Zamek nad Wisłą 7")
     phone.get_by_label("The password again").fill("Zamek nad Wisłą 7")
     with phone.expect_navigation():
-        phone.get_by_role("button", name="Make my account").click()
+        phone.keyboard.press("Enter")  # sends the form from its last field
     expect(phone.get_by_role("heading", name="Waiting for your teacher")).to_be_visible()
     expect(phone.locator("main")).to_contain_text("4a Historia")
     assert_accessible(browsing, phone, "waiting for the teacher")
@@ -164,8 +166,9 @@ def test_a_student_makes_an_account_with_the_class_code_and_the_teacher_lets_the
     open_page(teacher, f"{demo_site.url}/classes/{school_class.pk}/")
     expect(teacher.get_by_role("heading", name="1 student waits for you to let them in")).to_be_visible()
     assert_accessible(browsing, teacher, "class dashboard with a student waiting")
+    teacher.get_by_role("button", name="Let ola.l in").focus()
     with teacher.expect_navigation():
-        teacher.get_by_role("button", name="Let ola.l in").click()
+        teacher.keyboard.press("Enter")
     expect(teacher.locator(".messages")).to_contain_text("Ola L. is in the class.")
     assert ClassMember.objects.get(user__username="ola.l").role == "student"
 
