@@ -86,6 +86,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Signed in with a login card: choose a password before anything else.
+    "lms.accounts.middleware.PasswordFirstMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "auditlog.middleware.AuditlogMiddleware",  # the signed-in person is the audit log's actor
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -295,7 +297,11 @@ LOGOUT_REDIRECT_URL = "home"
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    # A printed login card's one-time password (lms/accounts/backends.py).
+    "lms.accounts.backends.LoginCardBackend",
 ]
+# How long a printed login card (its one-time password and QR link) stays valid.
+LOGIN_CARD_DAYS = env.int("LOGIN_CARD_DAYS", default=14)
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

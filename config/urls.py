@@ -8,6 +8,7 @@ from django.views.i18n import JavaScriptCatalog
 
 from config import live_relay
 from lms import views as lms_views
+from lms.accounts import views as account_views
 
 admin.site.site_header = "Talia"
 admin.site.site_title = "Talia"
@@ -17,6 +18,8 @@ urlpatterns = [
     path("", lms_views.home, name="home"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/card/<str:token>", account_views.card_signin, name="card_signin"),
+    path("accounts/password/", account_views.password_set, name="password_set"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("healthz", lms_views.healthz, name="healthz"),

@@ -3,7 +3,8 @@
 
 Decks and prints are made on their own pages (``content/deck_views.py``): "add" leads
 there, and a row's admin page is read-only, with links to its progress and downloads.
-A teacher sees their own decks and prints; an admin sees everyone's. Deleting one
+A teacher sees their own decks and prints and those of the owners of the classes they
+co-teach; an admin sees everyone's. Only the owner or an admin deletes one; that
 removes its files too (``building.deck_delete``/``print_job_delete``).
 
 The symbol set's "Build a ZnajZnak deck" button is in
@@ -23,7 +24,7 @@ from django.utils.translation import gettext_lazy as _
 
 from . import building, deck_views
 from .models import Deck, PrintJob
-from .permissions import content_visible_to
+from .permissions import content_visible_to, teaching_rows
 
 
 def _url(name: str, *args: Any) -> str | None:
@@ -44,7 +45,7 @@ class _JobAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         queryset = super().get_queryset(request).select_related("owner")
-        return queryset if request.user.is_admin else queryset.filter(owner=request.user)
+        return queryset if request.user.is_admin else teaching_rows(request.user, queryset)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # the changelist's button leads to the build/print page instead

@@ -2,8 +2,9 @@
 parses the request, calls one service in ``content/building.py`` and shapes the answer.
 
 Signed-in teachers and admins only (students get 403, anonymous users the login
-page); a deck or a print job is visible to its owner and to admins, a 404 to anyone
-else.
+page); a deck or a print job is visible to its owner, to the co-teachers of the owner's
+classes (``permissions.runs_for``) and to admins, a 404 to anyone else. Only its owner
+or an admin builds it again.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from . import building
 from .decks import deck_options
 from .media import file_response
 from .models import LANGUAGES, BuildState, Deck, PrintJob, SymbolSet, Tag
-from .permissions import content_visible_to
+from .permissions import content_visible_to, runs_for
 
 WORKING = (BuildState.QUEUED, BuildState.RUNNING)
 DROPPED_CARDS_SHOWN = 60
@@ -71,6 +72,14 @@ def _page(request: HttpRequest, template: str, title: Any, **context: Any) -> Te
 def _own(request: HttpRequest, queryset: QuerySet[Any], pk: int) -> Any:
     obj = get_object_or_404(queryset, pk=pk)
     if obj.owner_id != request.user.pk and not request.user.is_admin:
+        raise Http404("Not found.")
+    return obj
+
+
+def _visible(request: HttpRequest, queryset: QuerySet[Any], pk: int) -> Any:
+    """The deck or print job if the visitor owns it, co-teaches a class of its owner, or is an admin."""
+    obj = get_object_or_404(queryset, pk=pk)
+    if not request.user.is_admin and not runs_for(request.user, obj.owner_id):
         raise Http404("Not found.")
     return obj
 
@@ -316,7 +325,7 @@ def _downloads(obj: Any, url_name: str) -> list[dict[str, Any]]:
 @author_required
 @never_cache
 def deck_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    deck = _own(request, Deck.objects.select_related("owner", "symbol_set"), pk)
+    deck = _visible(request, Deck.objects.select_related("owner", "symbol_set"), pk)
     plan = deck.plan or {}
     done = deck.state == BuildState.DONE
     return _page(
@@ -375,7 +384,7 @@ def _status(obj: Any) -> JsonResponse:
 @never_cache
 @require_GET
 def deck_status(request: HttpRequest, pk: int) -> JsonResponse:
-    return _status(_own(request, Deck.objects.all(), pk))
+    return _status(_visible(request, Deck.objects.all(), pk))
 
 
 def _file(obj: Any, name: str, prefix: str) -> HttpResponseBase:
@@ -388,7 +397,7 @@ def _file(obj: Any, name: str, prefix: str) -> HttpResponseBase:
 @author_required
 @require_GET
 def deck_download(request: HttpRequest, pk: int, name: str) -> HttpResponseBase:
-    deck = _own(request, Deck.objects.all(), pk)
+    deck = _visible(request, Deck.objects.all(), pk)
     return _file(deck, name, slugify(deck.name)[:60] or f"deck-{deck.pk}")
 
 
@@ -514,7 +523,7 @@ def print_new(request: HttpRequest) -> HttpResponse:
 @author_required
 @never_cache
 def print_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    job = _own(request, PrintJob.objects.select_related("owner"), pk)
+    job = _visible(request, PrintJob.objects.select_related("owner"), pk)
     snapshot = job.snapshot or {}
     return _page(
         request,
@@ -533,11 +542,11 @@ def print_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @never_cache
 @require_GET
 def print_status(request: HttpRequest, pk: int) -> JsonResponse:
-    return _status(_own(request, PrintJob.objects.all(), pk))
+    return _status(_visible(request, PrintJob.objects.all(), pk))
 
 
 @author_required
 @require_GET
 def print_download(request: HttpRequest, pk: int, name: str) -> HttpResponseBase:
-    job = _own(request, PrintJob.objects.all(), pk)
+    job = _visible(request, PrintJob.objects.all(), pk)
     return _file(job, name, f"talia-print-{job.pk}")

@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from content.models import BuildState, Deck
+from content.permissions import runs_for, teaching_rows
 from games import timers
 from games.engines import engine_for, znajznak
 from games.play.know.selectors import know_log_downloadable
@@ -48,6 +49,13 @@ def participant_for(
         found = queryset.filter(user=user).first()
         if found is not None:
             return found
+        if getattr(user, "can_author", False):
+            # A co-teacher of the facilitator's classes runs the game as the facilitator does.
+            found = teaching_rows(
+                user, queryset.filter(role=Participant.Role.FACILITATOR), owner_field="user"
+            ).first()
+            if found is not None:
+                return found
     token = (guest_tokens or {}).get(str(session_id))
     if not isinstance(token, str) or not token:
         return None
@@ -168,7 +176,14 @@ def payload_from_broadcast(broadcast: dict[str, Any], participant_id: int) -> di
 
 
 def sessions_facilitated_by(user: Any) -> QuerySet[GameSession]:
-    return GameSession.objects.filter(facilitator=user).order_by("-created")
+    """The sessions ``user`` runs: their own and those of the owners of the classes they co-teach."""
+    sessions = teaching_rows(user, GameSession.objects.all(), owner_field="facilitator")
+    return sessions.select_related("facilitator").order_by("-created")
+
+
+def facilitates(*, session: GameSession, user: Any) -> bool:
+    """Whether ``user`` runs ``session``: its facilitator, or a co-teacher of the facilitator's classes."""
+    return runs_for(user, session.facilitator_id)
 
 
 def can_download_log(*, session: GameSession, participant: Participant | None) -> bool:
@@ -281,7 +296,8 @@ def follow_url(*, session: GameSession, participant: Participant) -> str | None:
 
 
 def class_runs_of(user: Any) -> QuerySet[ClassRun]:
-    return ClassRun.objects.filter(facilitator=user).select_related("lobby", "deck").order_by("-created")
+    runs = teaching_rows(user, ClassRun.objects.all(), owner_field="facilitator")
+    return runs.select_related("lobby", "deck").order_by("-created")
 
 
 # --- practice -------------------------------------------------------------------------------------
@@ -324,13 +340,14 @@ def practice_runs_of(student: Any, assignment: PracticeAssignment) -> QuerySet[P
 
 
 def practice_assignments_of(user: Any) -> QuerySet[PracticeAssignment]:
-    return PracticeAssignment.objects.filter(owner=user).select_related("deck")
+    return teaching_rows(user, PracticeAssignment.objects.all()).select_related("deck")
 
 
 def decks_playable_by(user: Any) -> QuerySet[Deck]:
-    """Built decks a teacher may start a game from: their own (an admin: all)."""
+    """Built decks a teacher may start a game from: their own and those of the owners of
+    the classes they co-teach (an admin: all)."""
     decks = Deck.objects.filter(state=BuildState.DONE)
-    return decks if user.is_admin else decks.filter(owner=user)
+    return decks if getattr(user, "is_admin", False) else teaching_rows(user, decks)
 
 
 #: Against the clock nobody else says STOP: a wrong STOP's wait (note a) ends after this.

@@ -1146,4 +1146,4 @@ def _next_player_id(session: GameSession) -> str:
 
 
 def _is_facilitator(session: GameSession, user: Any) -> bool:
-    return bool(getattr(user, "is_authenticated", False)) and session.facilitator_id == user.pk
+    return selectors.facilitates(session=session, user=user)

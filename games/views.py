@@ -39,7 +39,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from config import limits
 from content.media import PICTURE_CSP, picture_response
 from content.models import Deck, SymbolSet
-from content.permissions import content_visible_to
+from content.permissions import content_visible_to, runs_for
 from games.engines import engine_for
 from games.engines.base import ActionError, InvalidAction
 from games.workshop.selectors import workshop_by_code
@@ -332,7 +332,7 @@ def session_age_order(request: HttpRequest, pk: int) -> HttpResponse:
     Optional, and only an order (1 = the youngest): nobody is asked for a birth date.
     """
     session = get_object_or_404(GameSession, pk=pk)
-    if not request.user.is_authenticated or session.facilitator_id != request.user.pk:
+    if not selectors.facilitates(session=session, user=request.user):
         raise PermissionDenied
     class_run = selectors.class_run_of(session)
     if not _age_order_open(session, class_run):
@@ -509,7 +509,7 @@ def class_new(request: HttpRequest) -> HttpResponse:
 
 def _class_run_for_teacher(request: HttpRequest, pk: int) -> ClassRun:
     run = get_object_or_404(ClassRun, pk=pk)
-    if not request.user.is_authenticated or run.facilitator_id != request.user.pk:
+    if not runs_for(request.user, run.facilitator_id):
         raise PermissionDenied
     return run
 
@@ -666,7 +666,7 @@ def practice_results(request: HttpRequest, code: str) -> HttpResponse:
     assignment = selectors.practice_by_code(code)
     if assignment is None:
         raise Http404
-    if assignment.owner_id != request.user.pk and not request.user.is_admin:
+    if not runs_for(request.user, assignment.owner_id) and not request.user.is_admin:
         raise PermissionDenied
     return render(
         request,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
@@ -34,6 +35,21 @@ class UserManager(DjangoUserManager["User"]):
         return self.filter(
             models.Q(role__in=[Role.TEACHER, Role.ADMIN]) | models.Q(is_superuser=True), is_active=True
         )
+
+    def sharing_with(self, user: Any) -> models.QuerySet[User]:
+        """The teachers whose quizzes, decks, practice and game sessions ``user`` sees and runs:
+        ``user`` themselves and the owners of the active classes ``user`` co-teaches.
+
+        Adding a co-teacher is the owner's choice, so it shares the owner's things with the
+        co-teacher, never the other way round. Every "is this teacher's X mine to run?"
+        check goes through this (``content.permissions.teaching_rows`` and ``runs_for``).
+        """
+        if not getattr(user, "is_authenticated", False) or not getattr(user, "can_author", False):
+            return self.none()
+        co_taught = ClassMember.objects.filter(
+            user=user, role=ClassMember.Role.TEACHER, school_class__archived=False
+        ).values("school_class__teacher")
+        return self.filter(models.Q(pk=user.pk) | models.Q(pk__in=co_taught))
 
 
 class User(AbstractUser):
@@ -77,6 +93,13 @@ class User(AbstractUser):
 class SchoolClass(models.Model):
     """A teacher's class: students join it with its code and get its homework."""
 
+    class Signup(models.TextChoices):
+        """Whether a student without an account may make one with the class code."""
+
+        APPROVAL = "approval", _("Students make their own account; I let each one in")
+        OPEN = "open", _("Students make their own account and are in the class at once")
+        CLOSED = "closed", _("No new accounts with the code (login cards only)")
+
     name = models.CharField(_("name"), max_length=120)
     teacher = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -87,6 +110,18 @@ class SchoolClass(models.Model):
     join_code = models.CharField(_("join code"), max_length=6, db_index=True)
     archived = models.BooleanField(
         _("archived"), default=False, help_text=_("An archived class takes no new students or homework.")
+    )
+    signup = models.CharField(
+        _("new accounts with the class code"), max_length=8, choices=Signup.choices, default=Signup.APPROVAL
+    )
+    handover_to = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("offered to"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="classes_offered",
+        help_text=_("The teacher the class is being handed over to, until they accept or decline."),
     )
     created = models.DateTimeField(_("created"), auto_now_add=True)
 
@@ -108,11 +143,13 @@ class SchoolClass(models.Model):
 
 
 class ClassMember(models.Model):
-    """A person in a class: a student, or a co-teacher who sees and manages it like its owner."""
+    """A person in a class: a student, a co-teacher who sees and manages it like its owner, or
+    a student whose account (made with the class code) waits for the teacher's approval."""
 
     class Role(models.TextChoices):
         STUDENT = "student", _("Student")
         TEACHER = "teacher", _("Co-teacher")
+        PENDING = "pending", _("Waiting for the teacher's approval")
 
     school_class = models.ForeignKey(
         SchoolClass, verbose_name=_("class"), on_delete=models.CASCADE, related_name="members"
@@ -337,3 +374,58 @@ class Grade(models.Model):
 
     def __str__(self) -> str:
         return f"{self.assignment} · {self.student}: {self.score}/{self.max_score}"
+
+
+class LoginCard(models.Model):
+    """A student's printed login card: their username, a one-time password and a QR code
+    that signs them in once. Both come from ``secret`` and the site's ``SECRET_KEY``
+    (``lms.accounts.cards``), so a printed card can be printed again while it is open,
+    and the database alone reveals neither.
+
+    Open until ``closed_at`` (the student set their own password, or a newer card
+    replaced it) or ``expires_at``; the QR link works once (``link_used_at``).
+    """
+
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("student"),
+        on_delete=models.CASCADE,
+        related_name="login_cards",
+    )
+    school_class = models.ForeignKey(
+        SchoolClass,
+        verbose_name=_("class"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="login_cards",
+    )
+    issued_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("issued by"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    secret = models.CharField(_("secret"), max_length=64, editable=False)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    expires_at = models.DateTimeField(_("valid until"))
+    link_used_at = models.DateTimeField(_("QR link used"), null=True, blank=True)
+    closed_at = models.DateTimeField(_("closed"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["student", "-created"]
+        verbose_name = _("login card")
+        verbose_name_plural = _("login cards")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["student"], condition=models.Q(closed_at__isnull=True), name="lms_one_open_login_card"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.student} · {self.created:%Y-%m-%d}"
+
+    def is_open(self, now: datetime) -> bool:
+        return self.closed_at is None and now < self.expires_at

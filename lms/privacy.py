@@ -37,7 +37,7 @@ from games.models import NamingRecord, Participant, PracticeRun
 from games.quiz.models import QuizAttempt
 from games.workshop.models import WorkshopParticipant
 from lms.classes import selectors as class_selectors
-from lms.models import ClassMember, Grade, Role, SchoolClass, Submission
+from lms.models import ClassMember, Grade, LoginCard, Role, SchoolClass, Submission
 from lms.progress.models import MemoryState, Review
 
 #: The version of the export's JSON layout; raise it when a key changes meaning.
@@ -173,6 +173,25 @@ def student_data_export(*, student: Any) -> dict[str, Any]:
             for m in ClassMember.objects.filter(user=student, role=ClassMember.Role.STUDENT).select_related(
                 "school_class"
             )
+        ],
+        "classes_waiting_for_approval": [
+            {"name": m.school_class.name, "since": _iso(m.joined)}
+            for m in ClassMember.objects.filter(user=student, role=ClassMember.Role.PENDING).select_related(
+                "school_class"
+            )
+        ],
+        # When each card was made, used and closed; its one-time password is never stored.
+        "login_cards": [
+            {
+                "class": c.school_class.name if c.school_class else None,
+                "made": _iso(c.created),
+                "valid_until": _iso(c.expires_at),
+                "qr_link_used": _iso(c.link_used_at),
+                "closed": _iso(c.closed_at),
+            }
+            for c in LoginCard.objects.filter(student=student)
+            .select_related("school_class")
+            .order_by("created")
         ],
         "homework_attempts": [
             {

@@ -24,7 +24,7 @@ from content.models import (
     Symbol,
     Theme,
 )
-from content.permissions import content_visible_to
+from content.permissions import content_visible_to, teaching_rows
 from games.engines import know as know_engine
 from games.engines import quiz as engine
 from games.engines.base import rng_for
@@ -391,11 +391,12 @@ def session_students(session: GameSession) -> QuerySet[Any]:
     )
 
 
-def session_quizzes(session: GameSession, owner: Any) -> QuerySet[Quiz]:
-    """The follow-up quizzes ``owner`` made of ``session``: one for the class first, then
-    the per-student ones by student."""
+def session_quizzes(session: GameSession, user: Any) -> QuerySet[Quiz]:
+    """The follow-up quizzes made of ``session`` that ``user`` sees (``quizzes_of``): one for
+    the class first, then the per-student ones by student."""
     return (
-        Quiz.objects.filter(session=session, owner=owner)
+        quizzes_of(user)
+        .filter(session=session)
         .select_related("student")
         .order_by("student__last_name", "student__first_name", "student__username", "-created")
     )
@@ -444,10 +445,11 @@ def replace_kinds(quiz: Quiz) -> list[tuple[str, bool, bool]]:
 
 
 def quizzes_of(user: Any) -> QuerySet[Quiz]:
-    """The quizzes a teacher made; nobody else's."""
+    """The quizzes a teacher made, and those of the owners of the classes they co-teach;
+    nobody else's."""
     if not getattr(user, "is_authenticated", False):
         return Quiz.objects.none()
-    return Quiz.objects.filter(owner=user)
+    return teaching_rows(user, Quiz.objects.all())
 
 
 def quiz_items(quiz: Quiz) -> QuerySet[QuizItem]:

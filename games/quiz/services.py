@@ -22,7 +22,7 @@ from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
 from content import jobs
 from content.models import BuildState, KnowledgeQuestion, KnowQuestion, QuizQuestion, Status, Symbol
-from content.permissions import content_visible_to
+from content.permissions import content_visible_to, runs_for
 from games.engines import quiz as engine
 from games.engines.base import rng_for
 from games.models import GameSession
@@ -239,7 +239,7 @@ def _know_questions_keep(session: GameSession, by: Any) -> None:
 
 
 def _session_check(session: GameSession, by: Any) -> None:
-    if session.facilitator_id != getattr(by, "pk", None):
+    if not runs_for(by, session.facilitator_id):
         raise QuizError("not_yours", _("Only the teacher who ran this game makes its follow-up quiz."))
     if reason := selectors.followup_unavailable(session):
         raise QuizError("no_followup", reason)
@@ -458,7 +458,7 @@ def quiz_retry(*, quiz: Quiz, by: Any) -> Quiz:
 
     with transaction.atomic():
         locked = Quiz.objects.select_for_update().get(pk=quiz.pk)
-        if locked.owner_id != getattr(by, "pk", None):
+        if not runs_for(by, locked.owner_id):
             raise QuizError("not_yours", _("This is another teacher's quiz."))
         if locked.state != BuildState.FAILED:
             raise QuizError("not_failed", _("Only a quiz whose generation failed can be tried again."))
@@ -497,7 +497,7 @@ def quizzes_sweep(*, now: datetime | None = None) -> int:
 
 def _editable(quiz: Quiz, by: Any) -> Quiz:
     locked = Quiz.objects.select_for_update().get(pk=quiz.pk)
-    if locked.owner_id != getattr(by, "pk", None):
+    if not runs_for(by, locked.owner_id):
         raise QuizError("not_yours", _("This is another teacher's quiz."))
     if locked.state != BuildState.DONE:
         raise QuizError("not_built", _("The quiz is still being generated."))
@@ -752,8 +752,11 @@ def attempt_mark(*, response: QuizResponse, mark: float, by: Any, now: datetime 
             .select_related("attempt__quiz", "item")
             .get(pk=response.pk)
         )
-        if locked.attempt.quiz.owner_id != getattr(by, "pk", None):
-            raise QuizError("not_yours", _("Only the quiz's teacher marks its answers."))
+        if not runs_for(by, locked.attempt.quiz.owner_id):
+            raise QuizError(
+                "not_yours",
+                _("Only the quiz's teacher and the co-teachers of their classes mark its answers."),
+            )
         if not locked.needs_marking or locked.attempt.is_open:
             raise QuizError("not_waiting", _("This answer does not wait for a mark."))
         if not 0 <= mark <= locked.item.points:

@@ -40,6 +40,7 @@ from content.media import PICTURE_CSP, picture_response
 from content.models import Period, QuizQuestion, Symbol, SymbolSet, Theme
 from content.packages.services import PackageExportError
 from content.permissions import content_visible_to
+from games import selectors as game_selectors
 from games.engines import quiz as engine
 from games.models import GameSession
 
@@ -58,7 +59,8 @@ def _teacher(request: HttpRequest) -> Any:
 
 
 def _own_quiz(request: HttpRequest, pk: int) -> Quiz:
-    """The quiz if the visitor made it; 404 for everyone else, other teachers included."""
+    """The quiz if the visitor made it or co-teaches a class of its teacher; 404 for
+    everyone else, other teachers included."""
     return get_object_or_404(selectors.quizzes_of(_teacher(request)), pk=pk)
 
 
@@ -272,7 +274,7 @@ def quiz_followup(request: HttpRequest, session_pk: int) -> HttpResponse:
     """The follow-up quiz of a finished game: one quiz for the class (the "Follow-up quiz"
     button posts here), or one per student who played, with the batch's progress."""
     teacher = _teacher(request)
-    session = get_object_or_404(GameSession, pk=session_pk, facilitator=teacher)
+    session = get_object_or_404(game_selectors.sessions_facilitated_by(teacher), pk=session_pk)
     form = FollowupForm(request.POST if request.method == "POST" else None, session=session)
     if request.method == "POST":
         if form.is_valid():
@@ -313,7 +315,7 @@ def quiz_followup(request: HttpRequest, session_pk: int) -> HttpResponse:
 def quiz_followup_status(request: HttpRequest, session_pk: int) -> JsonResponse:
     """The per-student quizzes' build progress, for ``talia/progress.js``."""
     teacher = _teacher(request)
-    session = get_object_or_404(GameSession, pk=session_pk, facilitator=teacher)
+    session = get_object_or_404(game_selectors.sessions_facilitated_by(teacher), pk=session_pk)
     per_student = [q for q in selectors.session_quizzes(session, teacher) if q.student_id is not None]
     batch = selectors.batch_progress(per_student)
     return JsonResponse(
@@ -331,7 +333,7 @@ def quiz_followup_status(request: HttpRequest, session_pk: int) -> JsonResponse:
 def quiz_followup_publish(request: HttpRequest, session_pk: int) -> HttpResponse:
     """Publish every built per-student draft of the game at once (each stays its student's)."""
     teacher = _teacher(request)
-    session = get_object_or_404(GameSession, pk=session_pk, facilitator=teacher)
+    session = get_object_or_404(game_selectors.sessions_facilitated_by(teacher), pk=session_pk)
     count = 0
     for quiz in selectors.session_quizzes(session, teacher).filter(
         student__isnull=False, state="done", status=Quiz.Status.DRAFT
@@ -368,7 +370,7 @@ def quiz_mine(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def quiz_list(request: HttpRequest) -> HttpResponse:
-    quizzes = selectors.quizzes_of(_teacher(request)).select_related("student")[:200]
+    quizzes = selectors.quizzes_of(_teacher(request)).select_related("student", "owner")[:200]
     return render(request, "games/quiz/list.html", {"quizzes": quizzes})
 
 

@@ -16,6 +16,7 @@ from django.db.models import QuerySet
 from django.urls import reverse
 
 from content.models import BuildState
+from content.permissions import teaching_rows
 from games.quiz import services as quiz_services
 from lms.progress import selectors as progress
 from lms.progress import services as memory
@@ -31,12 +32,10 @@ def quiz_model() -> Any:
 
 
 def quizzes_assignable_by(user: Any) -> QuerySet[Any]:
-    """The quizzes ``user`` may set as homework: their own, built and published, for everyone."""
-    return (
-        quiz_model()
-        .objects.filter(owner=user, status="published", state=BuildState.DONE, student__isnull=True)
-        .order_by("-pk")
-    )
+    """The quizzes ``user`` may set as homework: built and published, for everyone, and
+    theirs or the owner's of a class they co-teach (``teaching_rows``)."""
+    published = quiz_model().objects.filter(status="published", state=BuildState.DONE, student__isnull=True)
+    return teaching_rows(user, published).order_by("-pk")
 
 
 def attempt_start(

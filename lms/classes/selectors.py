@@ -55,6 +55,32 @@ def class_students(school_class: SchoolClass) -> list[Any]:
     return [member.user for member in members]
 
 
+def class_waiting(school_class: SchoolClass) -> list[Any]:
+    """The students whose own new accounts wait for the teacher to let them into the class."""
+    members = ClassMember.objects.filter(school_class=school_class, role=ClassMember.Role.PENDING)
+    return [m.user for m in members.select_related("user").order_by("joined", "pk")]
+
+
+def classes_waiting_of(user: Any) -> QuerySet[SchoolClass]:
+    """The classes ``user`` waits to be let into."""
+    if not getattr(user, "is_authenticated", False):
+        return SchoolClass.objects.none()
+    return SchoolClass.objects.filter(members__user=user, members__role=ClassMember.Role.PENDING)
+
+
+def classes_offered_to(user: Any) -> QuerySet[SchoolClass]:
+    """The classes another teacher offers to hand over to ``user``, with their students and co-teachers."""
+    if not getattr(user, "is_authenticated", False):
+        return SchoolClass.objects.none()
+    return (
+        SchoolClass.objects.filter(handover_to=user)
+        .annotate(
+            student_count=Count("members", filter=Q(members__role=ClassMember.Role.STUDENT), distinct=True)
+        )
+        .select_related("teacher")
+    )
+
+
 def class_co_teachers(school_class: SchoolClass) -> list[Any]:
     members = ClassMember.objects.filter(school_class=school_class, role=ClassMember.Role.TEACHER)
     return [member.user for member in members.select_related("user")]

@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from content.models import Deck
+from games import selectors as game_selectors
 from games import services as game_services
 from games.models import PracticeAssignment
 from games.play.knowledge.services import KnowledgeOptions, homework_token, knowledge_solo_start
@@ -90,15 +91,26 @@ def class_create(*, teacher: Any, name: str) -> SchoolClass:
 
 @transaction.atomic
 def class_update(
-    *, school_class: SchoolClass, by: Any, name: str | None = None, archived: bool | None = None
+    *,
+    school_class: SchoolClass,
+    by: Any,
+    name: str | None = None,
+    archived: bool | None = None,
+    signup: str | None = None,
 ) -> SchoolClass:
-    """Rename, archive or bring back a class. A class brought back gets a fresh code if its own is taken."""
+    """Rename, archive or bring back a class, or say whether students make their own accounts
+    with its code (``SchoolClass.Signup``). A class brought back gets a fresh code if its own is taken."""
     school_class = SchoolClass.objects.select_for_update().get(pk=school_class.pk)
     _require_teacher(school_class, by)
     fields = []
     if name is not None:
         school_class.name = _name_clean(name)
         fields.append("name")
+    if signup is not None:
+        if signup not in SchoolClass.Signup.values:
+            raise ClassError("invalid", _("Choose whether students make their own accounts with the code."))
+        school_class.signup = signup
+        fields.append("signup")
     if archived is not None and archived != school_class.archived:
         school_class.archived = archived
         fields.append("archived")
@@ -181,6 +193,9 @@ def class_member_add(*, school_class: SchoolClass, user: Any, role: str, by: Any
         raise ClassError("invalid_role", _("A member is a student or a co-teacher."))
     if role == ClassMember.Role.TEACHER and not getattr(user, "can_author", False):
         raise ClassError("not_allowed", _("Only a teacher can be a co-teacher."))
+    if role == ClassMember.Role.TEACHER and by is not None and by.pk != school_class.teacher_id:
+        # A co-teacher sees and runs the owner's quizzes, decks and games: the owner decides who.
+        raise ClassError("not_allowed", _("Only the class's own teacher adds co-teachers."))
     if user.pk == school_class.teacher_id:
         raise ClassError("owner", _("The class's own teacher is not a member of it."))
     member, created = ClassMember.objects.get_or_create(
@@ -194,15 +209,79 @@ def class_member_add(*, school_class: SchoolClass, user: Any, role: str, by: Any
 
 @transaction.atomic
 def class_member_remove(*, school_class: SchoolClass, user: Any, by: Any) -> None:
-    """Take ``user`` out of the class. Their submissions and grades stay, for the record."""
+    """Take ``user`` out of the class. Their submissions and grades stay, for the record.
+
+    A co-teacher may also leave a class themselves."""
     school_class = SchoolClass.objects.select_for_update().get(pk=school_class.pk)
     _require_teacher(school_class, by)
     members = ClassMember.objects.filter(school_class=school_class, user=user)
-    if by.pk != school_class.teacher_id and members.filter(role=ClassMember.Role.TEACHER).exists():
+    leaving = by.pk == getattr(user, "pk", None)
+    if (
+        by.pk != school_class.teacher_id
+        and not leaving
+        and members.filter(role=ClassMember.Role.TEACHER).exists()
+    ):
         raise ClassError("not_allowed", _("Only the class's own teacher removes a co-teacher."))
     deleted, _rows = members.delete()
     if not deleted:
         raise ClassError("not_member", _("That person is not in this class."))
+
+
+# --- handing a class over --------------------------------------------------------------------------
+
+
+def _require_owner(school_class: SchoolClass, by: Any) -> None:
+    _require_teacher(school_class, by)
+    if school_class.teacher_id != by.pk:
+        raise ClassError("not_allowed", _("Only the class's own teacher hands it over."))
+
+
+@transaction.atomic
+def class_handover_offer(*, school_class: SchoolClass, to: Any, by: Any) -> SchoolClass:
+    """The owner offers the class to another teacher; it is theirs once they accept.
+
+    The other teacher must accept because the class's co-teachers (the old owner among
+    them) will see and run their quizzes, decks and games.
+    """
+    school_class = SchoolClass.objects.select_for_update().get(pk=school_class.pk)
+    _require_owner(school_class, by)
+    if to is None or not getattr(to, "can_author", False):
+        raise ClassError("unknown_user", _("No teacher has that username."))
+    if to.pk == by.pk:
+        raise ClassError("owner", _("The class is yours already; type another teacher's username."))
+    school_class.handover_to = to
+    school_class.save(update_fields=["handover_to"])
+    return school_class
+
+
+@transaction.atomic
+def class_handover_cancel(*, school_class: SchoolClass, by: Any) -> SchoolClass:
+    school_class = SchoolClass.objects.select_for_update().get(pk=school_class.pk)
+    _require_owner(school_class, by)
+    school_class.handover_to = None
+    school_class.save(update_fields=["handover_to"])
+    return school_class
+
+
+@transaction.atomic
+def class_handover_answer(*, school_class: SchoolClass, by: Any, accept: bool) -> SchoolClass:
+    """The teacher the class was offered to takes it (the old owner stays as a co-teacher) or declines."""
+    school_class = SchoolClass.objects.select_for_update().get(pk=school_class.pk)
+    if not getattr(by, "is_authenticated", False) or school_class.handover_to_id != by.pk:
+        raise ClassError("not_found", _("No such class."))
+    if not getattr(by, "can_author", False):
+        raise ClassError("not_allowed", _("Only a teacher takes over a class."))
+    school_class.handover_to = None
+    if accept:
+        previous = school_class.teacher
+        # The new owner is no member of their own class; the old one becomes a co-teacher.
+        ClassMember.objects.filter(school_class=school_class, user=by).delete()
+        school_class.teacher = by
+        ClassMember.objects.update_or_create(
+            school_class=school_class, user=previous, defaults={"role": ClassMember.Role.TEACHER}
+        )
+    school_class.save(update_fields=["handover_to", "teacher"])
+    return school_class
 
 
 # --- assignments ---------------------------------------------------------------------------------
@@ -279,8 +358,9 @@ def _practice_create(*, by: Any, title: str, options: dict[str, Any], time_limit
     """The ``games`` practice behind a game assignment, made from a deck the teacher may use."""
     options = {**PRACTICE_OPTIONS, **(options or {})}
     deck = options.get("deck")
-    if not isinstance(deck, Deck):
-        deck = Deck.objects.filter(pk=deck).first() if deck else None
+    deck_pk = deck.pk if isinstance(deck, Deck) else deck
+    # Only a deck the teacher may play (theirs, or the owner's of a class they co-teach).
+    deck = game_selectors.decks_playable_by(by).filter(pk=deck_pk).first() if deck_pk else None
     if deck is None:
         raise ClassError("no_deck", _("Choose the deck the practice duel is dealt from."))
     try:
@@ -780,6 +860,9 @@ __all__ = [
     "assignments_due_sweep",
     "class_code_renew",
     "class_create",
+    "class_handover_answer",
+    "class_handover_cancel",
+    "class_handover_offer",
     "class_join",
     "class_member_add",
     "class_member_remove",

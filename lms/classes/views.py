@@ -12,6 +12,7 @@ import segno
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -19,17 +20,20 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
+from django.utils.translation import ngettext, pgettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config import limits
 from games.models import PracticeRun
 from lms import privacy
-from lms.models import Assignment, SchoolClass, Submission
+from lms.accounts import selectors as account_selectors
+from lms.accounts import services as account_services
+from lms.accounts.forms import ClassWithStudentsForm
+from lms.models import Assignment, ClassMember, SchoolClass, Submission
 
 from . import quizzes, selectors, services, spreadsheets
 from .errors import ClassError
-from .forms import AssignmentForm, ClassForm, CoTeacherForm, JoinForm
+from .forms import AssignmentForm, CoTeacherForm, JoinForm
 
 
 def _taught_class(request: HttpRequest, pk: int) -> SchoolClass:
@@ -60,10 +64,18 @@ def classes(request: HttpRequest) -> HttpResponse:
         return render(
             request,
             "lms/classes.html",
-            {"classes": selectors.classes_taught_by(request.user).order_by("archived", "name")},
+            {
+                "classes": selectors.classes_taught_by(request.user).order_by("archived", "name"),
+                "offers": selectors.classes_offered_to(request.user),
+            },
         )
     return render(
-        request, "lms/student_classes.html", {"classes": selectors.classes_of_student(request.user)}
+        request,
+        "lms/student_classes.html",
+        {
+            "classes": selectors.classes_of_student(request.user),
+            "waiting": selectors.classes_waiting_of(request.user),
+        },
     )
 
 
@@ -73,15 +85,36 @@ def classes(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def class_new(request: HttpRequest) -> HttpResponse:
+    """A new class; with a pasted list or a CSV file, its students' accounts and login cards too."""
     if not request.user.can_author:
         raise PermissionDenied
-    form = ClassForm(request.POST or None)
+    form = ClassWithStudentsForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
+        name = form.cleaned_data["name"]
         try:
-            school_class = services.class_create(teacher=request.user, name=form.cleaned_data["name"])
+            if form.rows:
+                school_class, made = account_services.class_create_with_students(
+                    teacher=request.user, name=name, rows=form.rows
+                )
+            else:
+                school_class = services.class_create(teacher=request.user, name=name)
+        except account_services.AccountError as error:
+            for problem in error.problems:
+                form.add_error(None, problem)
         except ClassError as error:
             form.add_error(None, str(error))
         else:
+            if form.rows:
+                messages.success(
+                    request,
+                    ngettext(
+                        "The class is made with %(n)d student. Print the login card and hand it out.",
+                        "The class is made with %(n)d students. Print their login cards and hand them out.",
+                        len(made),
+                    )
+                    % {"n": len(made)},
+                )
+                return redirect("lms:cards", pk=school_class.pk)
             return redirect("lms:class_code", pk=school_class.pk)
     return render(request, "lms/class_new.html", {"form": form}, status=400 if form.errors else 200)
 
@@ -120,6 +153,9 @@ def class_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
             "school_class": school_class,
             "book": selectors.gradebook(school_class),
             "co_teachers": selectors.class_co_teachers(school_class),
+            "waiting": selectors.class_waiting(school_class),
+            "open_cards": account_selectors.students_with_open_cards(school_class),
+            "signup_choices": SchoolClass.Signup.choices,
             "is_owner": school_class.teacher_id == request.user.pk,
             "co_teacher_form": CoTeacherForm(),
             "join_url": _join_url(request, school_class),
@@ -147,21 +183,65 @@ def class_settings(request: HttpRequest, pk: int) -> HttpResponse:
                 _("The class was archived.") if action == "archive" else _("The class is active again."),
             )
         elif action == "co_teacher":
-            form = CoTeacherForm(request.POST)
-            user = None
-            if form.is_valid():
-                user = get_user_model().objects.filter(username=form.cleaned_data["username"].strip()).first()
-            if user is None:
-                raise ClassError("unknown_user", _("No teacher has that username."))
+            user = _teacher_named(request)
             services.class_member_add(school_class=school_class, user=user, role="teacher", by=request.user)
             messages.success(
                 request, _("%(name)s now co-teaches this class.") % {"name": selectors.student_name(user)}
             )
+        elif action == "signup":
+            services.class_update(
+                school_class=school_class, by=request.user, signup=request.POST.get("signup")
+            )
+            messages.success(request, _("The class's sign-up setting is saved."))
+        elif action == "handover":
+            user = _teacher_named(request)
+            services.class_handover_offer(school_class=school_class, to=user, by=request.user)
+            messages.success(
+                request,
+                _("The class is offered to %(name)s; it is theirs once they accept it on their class list.")
+                % {"name": selectors.student_name(user)},
+            )
+        elif action == "handover_cancel":
+            services.class_handover_cancel(school_class=school_class, by=request.user)
+            messages.success(request, _("The class is no longer offered; it stays yours."))
         else:
             raise ClassError("invalid", _("Unknown change."))
     except ClassError as error:
         messages.error(request, str(error))
     return redirect("lms:class", pk=school_class.pk)
+
+
+def _teacher_named(request: HttpRequest) -> Any:
+    """The teacher whose username the form names; a refusal if there is none."""
+    form = CoTeacherForm(request.POST)
+    user = None
+    if form.is_valid():
+        user = get_user_model().objects.filter(username=form.cleaned_data["username"].strip()).first()
+    if user is None or not user.can_author:
+        raise ClassError("unknown_user", _("No teacher has that username."))
+    return user
+
+
+@login_required
+@require_POST
+def handover_answer(request: HttpRequest, pk: int) -> HttpResponse:
+    """The teacher a class is offered to takes it over, or declines."""
+    school_class = SchoolClass.objects.filter(pk=pk, handover_to=request.user).first()
+    if school_class is None:
+        raise Http404
+    accept = request.POST.get("accept") == "1"
+    try:
+        services.class_handover_answer(school_class=school_class, by=request.user, accept=accept)
+    except ClassError as error:
+        if error.code == "not_found":
+            raise Http404 from None
+        messages.error(request, str(error))
+        return redirect("lms:classes")
+    if accept:
+        messages.success(request, _("%(name)s is your class now.") % {"name": school_class.name})
+        return redirect("lms:class", pk=school_class.pk)
+    messages.success(request, _("You declined the class %(name)s.") % {"name": school_class.name})
+    return redirect("lms:classes")
 
 
 @login_required
@@ -176,6 +256,9 @@ def member_remove(request: HttpRequest, pk: int, user_id: int) -> HttpResponse:
     except ClassError as error:
         messages.error(request, str(error))
     else:
+        if user.pk == request.user.pk:
+            messages.success(request, _("You left the class %(name)s.") % {"name": school_class.name})
+            return redirect("lms:classes")
         messages.success(
             request,
             _("%(name)s was taken out of the class; their grades are kept.")
@@ -317,11 +400,17 @@ def assignment_detail(request: HttpRequest, pk: int, assignment_pk: int) -> Http
 # --- student ------------------------------------------------------------------------------------
 
 
-@login_required
 @require_http_methods(["GET", "POST"])
 @limits.codes_limited
 def join(request: HttpRequest, code: str = "") -> HttpResponse:
-    """Join a class with its code: typed, or from the QR code's link."""
+    """Join a class with its code: typed, or from the QR code's link.
+
+    Someone not signed in chooses: sign in (and come back here), or make an account with
+    the code. Nothing is looked up for them here, so nothing is counted."""
+    if not request.user.is_authenticated:
+        if request.method == "POST":
+            return redirect_to_login(request.get_full_path())
+        return render(request, "lms/join_anonymous.html", {"code": code, "next": request.get_full_path()})
     form = JoinForm(request.POST or None, initial={"code": code})
     if request.method == "POST" and form.is_valid():
         try:
@@ -331,6 +420,13 @@ def join(request: HttpRequest, code: str = "") -> HttpResponse:
                 limits.code_failure(request)
             form.add_error("code", str(error))
         else:
+            if member.role == ClassMember.Role.PENDING:
+                messages.info(
+                    request,
+                    _("Your teacher has not let you into %(name)s yet; then your homework appears here.")
+                    % {"name": member.school_class.name},
+                )
+                return redirect("lms:classes")
             messages.success(
                 request, _("You are in the class %(name)s.") % {"name": member.school_class.name}
             )

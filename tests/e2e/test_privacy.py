@@ -24,7 +24,7 @@ def test_the_teacher_downloads_a_students_data_then_erases_the_student(browsing,
     page = teacher_page
 
     open_page(page, f"{demo_site.url}/classes/{school_class.pk}/")
-    page.get_by_text("Students, co-teachers, name, archive").click()
+    page.get_by_text("Students, login cards, co-teachers").click()
     with page.expect_download() as download:
         page.get_by_role("link", name="Data of zkowalczyk (JSON)").click()
     data = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))

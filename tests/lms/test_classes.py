@@ -209,9 +209,14 @@ def test_the_join_page_joins_and_a_wrong_code_explains_and_changes_nothing(teach
 
 def test_pages_need_a_signed_in_user(teacher):
     school_class = services.class_create(teacher=teacher, name="3b")
-    for path in ("/classes/", "/classes/join", "/classes/homework/", f"/classes/{school_class.pk}/"):
+    for path in ("/classes/", "/classes/homework/", f"/classes/{school_class.pk}/"):
         response = Client().get(path)
         assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+    # The join page offers the way in instead (sign in, or make an account with the code);
+    # joining itself still needs an account.
+    joined = Client().post("/classes/join", {"code": school_class.join_code})
+    assert joined.status_code == 302 and joined["Location"].startswith("/accounts/login/")
+    assert not school_class.members.exists()
 
 
 # --- the gradebook export ------------------------------------------------------------------------

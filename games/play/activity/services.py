@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from content.activity_terms import activity_cards_for_game
+from content.permissions import runs_for
 from games import services
 from games.engines import activity
 from games.engines.base import IllegalAction, InvalidAction
@@ -140,7 +141,7 @@ def activity_shuffle(*, session: GameSession, by: Any) -> GameSession:
     """The facilitator drops every team choice: the start splits the players by the seed."""
     with transaction.atomic():
         session = GameSession.objects.select_for_update().get(pk=session.pk)
-        if session.facilitator_id != getattr(by, "pk", None):
+        if not runs_for(by, session.facilitator_id):
             raise services.SessionError(
                 "not_allowed", _("Only the teacher who runs this game changes the teams.")
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from content.permissions import runs_for
 from games.engines import know
 from games.models import GameSession, Participant
 
@@ -33,10 +34,8 @@ def know_public_payload(*, session: GameSession) -> dict[str, Any]:
 
 
 def know_facilitator_of(*, session: GameSession, user: Any) -> bool:
-    """Whether ``user`` runs ``session`` (the facilitator participant)."""
-    if not getattr(user, "is_authenticated", False):
-        return False
-    return session.participants.filter(user=user, role=Participant.Role.FACILITATOR).exists()
+    """Whether ``user`` runs ``session``: its facilitator, or a co-teacher of the facilitator's classes."""
+    return runs_for(user, session.facilitator_id)
 
 
 def know_log_downloadable(*, session: GameSession, participant: Participant | None) -> bool:

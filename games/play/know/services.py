@@ -11,9 +11,10 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from content.models import KnowQuestion
+from content.permissions import runs_for
 from games import services
 from games.engines import know
-from games.models import GameSession, Participant
+from games.models import GameSession
 
 #: The languages a kept question may be in (content.models.LANGUAGES).
 LANGUAGE_CODES = ("pl", "en", "cs", "de")
@@ -80,8 +81,7 @@ def know_questions_keep(*, session: GameSession, by: Any) -> tuple[int, int]:
     """
     with transaction.atomic():
         session = GameSession.objects.select_for_update().get(pk=session.pk)
-        is_facilitator = session.participants.filter(user=by, role=Participant.Role.FACILITATOR).exists()
-        if not getattr(by, "is_authenticated", False) or not is_facilitator:
+        if not runs_for(by, session.facilitator_id):
             raise services.SessionError(
                 "not_allowed", _("Only the teacher who ran this game keeps its questions.")
             )
