@@ -22,14 +22,25 @@ class PageWatch:
 
     Only requests to the live server count (the pages load nothing from elsewhere;
     chromium's own background traffic is switched off by the launch flags).
+
+    A request the browser aborts (``net::ERR_ABORTED``) because the page went on to another
+    document before it finished is not a problem: a script the page was still importing, a
+    poll under way, when a test (or a person) opens the next page right after the load event.
+    Only that case is let through: the abort must come after a navigation of the main frame
+    that started after the request did (chromium reports it between the two).
     """
 
     origin: str
     problems: list[str] = field(default_factory=list)
+    # Navigations of the main frame started so far, and the count when each request started.
+    _navigations: int = field(default=0, init=False)
+    _started: dict[Any, int] = field(default_factory=dict, init=False)
 
     def attach(self, page: Page) -> None:
         page.on("console", self._console)
         page.on("pageerror", lambda error: self.problems.append(f"script error: {error}"))
+        page.on("request", self._request)
+        page.on("requestfinished", lambda request: self._started.pop(request, None))
         page.on("requestfailed", self._request_failed)
         page.on("response", self._response)
 
@@ -53,7 +64,19 @@ class PageWatch:
         # when that page names no icon; check_icon() checks every page names one instead.
         return self._same_origin(url) and urlsplit(url).path == "/favicon.ico"
 
+    def _request(self, request: Any) -> None:
+        if request.is_navigation_request() and request.frame.parent_frame is None:
+            self._navigations += 1
+        self._started[request] = self._navigations
+
+    def _left_behind(self, request: Any) -> bool:
+        """Aborted because the page moved on: a newer navigation began after this request."""
+        started = self._started.pop(request, None)
+        return request.failure == "net::ERR_ABORTED" and started is not None and started < self._navigations
+
     def _request_failed(self, request: Any) -> None:
+        if self._left_behind(request):
+            return
         if self._same_origin(request.url) and not self._is_favicon(request.url):
             self.problems.append(f"request failed: {request.url} ({request.failure})")
 

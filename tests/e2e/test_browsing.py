@@ -1,0 +1,57 @@
+"""The browser tests' page watch (tests/e2e/browsing.py) tells a page's problems from the
+requests a navigation cut off: a script or a poll still under way when the next page opens
+is aborted by the browser, and that is no fault of the page; an abort without a navigation is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.e2e.browsing import open_page
+
+pytestmark = pytest.mark.e2e
+
+HELD = "/static/talia/held-back.js"
+
+
+def add_script(page: Any, url: str) -> None:
+    with page.expect_request(f"**{url}"):
+        page.evaluate(
+            "(url) => { const s = document.createElement('script'); s.src = url; document.head.append(s); }",
+            url,
+        )
+
+
+def test_a_request_cut_off_by_opening_the_next_page_is_not_a_problem(browsing, live_server):
+    page = browsing.new_page()
+    open_page(page, f"{live_server.url}/")
+    held: list[Any] = []
+    # Never answered: the script is still loading when the page moves on.
+    page.route(f"**{HELD}", lambda route: held.append(route))
+    add_script(page, HELD)
+    open_page(page, f"{live_server.url}/accounts/login/")
+    assert browsing.problems(page) == []
+
+
+def test_a_request_aborted_while_the_page_stays_is_a_problem(browsing, live_server):
+    page = browsing.new_page()
+    open_page(page, f"{live_server.url}/")
+    page.route(f"**{HELD}", lambda route: route.abort("aborted"))
+    with page.expect_event("requestfailed"):
+        add_script(page, HELD)
+    problems = browsing.problems(page)
+    assert f"request failed: {live_server.url}{HELD} (net::ERR_ABORTED)" in problems, problems
+
+
+def test_a_request_the_next_page_makes_is_watched_again(browsing, live_server):
+    """A navigation forgives only what was under way before it, not what the new page does."""
+    page = browsing.new_page()
+    open_page(page, f"{live_server.url}/")
+    open_page(page, f"{live_server.url}/accounts/login/")
+    page.route(f"**{HELD}", lambda route: route.abort("aborted"))
+    with page.expect_event("requestfailed"):
+        add_script(page, HELD)
+    problems = browsing.problems(page)
+    assert f"request failed: {live_server.url}{HELD} (net::ERR_ABORTED)" in problems, problems
