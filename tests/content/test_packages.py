@@ -942,32 +942,37 @@ def test_the_migration_gives_every_existing_row_its_own_identifier():
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
-    before = [("content", "0011_opaque_media_names"), ("quiz", "0002_review_source")]
-    after = [("content", "0014_package_import"), ("quiz", "0004_quiz_uid_unique")]
-    executor = MigrationExecutor(connection)
-    executor.migrate(before)
-    old = executor.loader.project_state(before).apps
-    user = old.get_model("lms", "User").objects.create(username="old-teacher", role="teacher")
-    collection = old.get_model("content", "Collection").objects.create(slug="old", name="Old")
-    Symbol_ = old.get_model("content", "Symbol")
-    for number in (1, 2, 3):
-        Symbol_.objects.create(
-            collection=collection, number=number, name=f"S{number}", description="d", owner=user
+    try:
+        before = [("content", "0011_opaque_media_names"), ("quiz", "0002_review_source")]
+        after = [("content", "0014_package_import"), ("quiz", "0004_quiz_uid_unique")]
+        executor = MigrationExecutor(connection)
+        executor.migrate(before)
+        old = executor.loader.project_state(before).apps
+        user = old.get_model("lms", "User").objects.create(username="old-teacher", role="teacher")
+        collection = old.get_model("content", "Collection").objects.create(slug="old", name="Old")
+        Symbol_ = old.get_model("content", "Symbol")
+        for number in (1, 2, 3):
+            Symbol_.objects.create(
+                collection=collection, number=number, name=f"S{number}", description="d", owner=user
+            )
+        old.get_model("content", "ActivityCard").objects.create(owner=user)
+        old.get_model("quiz", "Quiz").objects.create(
+            owner=user, title="Q", source="selection", seed=1, code="OLD001"
         )
-    old.get_model("content", "ActivityCard").objects.create(owner=user)
-    old.get_model("quiz", "Quiz").objects.create(
-        owner=user, title="Q", source="selection", seed=1, code="OLD001"
-    )
 
-    executor = MigrationExecutor(connection)
-    executor.migrate(after)
-    uids = list(Symbol.objects.values_list("uid", flat=True))
-    assert len(uids) == 3 and None not in uids and len(set(uids)) == 3
-    assert ActivityCard.objects.get().uid is not None
-    from games.quiz.models import Quiz
+        executor = MigrationExecutor(connection)
+        executor.migrate(after)
+        uids = list(Symbol.objects.values_list("uid", flat=True))
+        assert len(uids) == 3 and None not in uids and len(set(uids)) == 3
+        assert ActivityCard.objects.get().uid is not None
+        from games.quiz.models import Quiz
 
-    assert Quiz.objects.get(code="OLD001").uid is not None
-    json.dumps([str(u) for u in uids])  # plain UUIDs, as a manifest writes them
+        assert Quiz.objects.get(code="OLD001").uid is not None
+        json.dumps([str(u) for u in uids])  # plain UUIDs, as a manifest writes them
+    finally:
+        # Back to the newest schema: the database is shared by the tests that follow.
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 def test_the_upload_page_lists_ones_own_imports_and_all_of_them_for_an_admin(
