@@ -44,7 +44,7 @@ from contextlib import contextmanager
 from decimal import Decimal, InvalidOperation
 from functools import partial
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Any, Literal
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.base import ContentFile
@@ -80,7 +80,7 @@ from .models import (
     SymbolSetMember,
     Tag,
 )
-from .permissions import content_visible_to
+from .permissions import content_visible_to, runs_for
 
 __all__ = [
     "CARDS_PER_SET",
@@ -133,10 +133,28 @@ _SIZE_OPTION = {
 
 _PICTURE_FORMATS = {".svg": "svg", ".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".webp": "webp"}
 
-UNEXPECTED = (
-    "Talia hit an unexpected error while making the {what} ({error}). Nothing was "
-    "lost: try again, and tell an admin if it happens again."
-)
+#: What a deck or print says when its build failed unexpectedly (the error itself goes to
+#: the log) or ran out of time. Stored in English, translated where shown, like ``STOPPED``.
+UNEXPECTED = {
+    "deck": gettext_noop(
+        "Talia hit an unexpected error while making the deck. Nothing was lost: try again, "
+        "and tell an admin if it happens again."
+    ),
+    "PDF": gettext_noop(
+        "Talia hit an unexpected error while making the PDF. Nothing was lost: try again, "
+        "and tell an admin if it happens again."
+    ),
+}
+TOO_LONG = {
+    "deck": gettext_noop(
+        "Making the deck took too long and was stopped. Try a smaller card size or fewer "
+        "cards, or ask an admin to allow more time."
+    ),
+    "PDF": gettext_noop(
+        "Making the PDF took too long and was stopped. Try a smaller card size or fewer "
+        "cards, or ask an admin to allow more time."
+    ),
+}
 
 
 #: What a deck or print whose worker died says (the sweep, ``builds_sweep``). Stored in
@@ -453,22 +471,19 @@ def _fail(model: type[Model], pk: int, message: str) -> None:
     )
 
 
-def _teacher_message(error: Exception, *, what: str) -> str:
+def _teacher_message(error: Exception, *, what: Literal["deck", "PDF"]) -> str:
     if isinstance(error, DeckError | ImpossibleOrder | DeckRefused):
         return str(error)
     if type(error).__name__ == "PrintError":  # content.printing's: its message is for people
         return f"The {what} could not be printed: {error}"
     if type(error).__name__ == "SoftTimeLimitExceeded":  # celery's, raised in the worker
-        return (
-            f"Making the {what} took too long and was stopped. Try a smaller card size "
-            "or fewer cards, or ask an admin to allow more time."
-        )
+        return TOO_LONG[what]
     if isinstance(error, FileNotFoundError):
         return (
             f"A file the {what} needs is missing ({PurePath(str(error.filename or '')).name or error}). "
             "Build it again from the symbol set; tell an admin if it happens again."
         )
-    return UNEXPECTED.format(what=what, error=type(error).__name__)
+    return UNEXPECTED[what]
 
 
 # --- Decks: the snapshot -------------------------------------------------------------------
@@ -900,7 +915,7 @@ def _retry(model: type[Deck] | type[PrintJob], pk: int, user: Any, enqueue: Call
     _require_author(user)
     with transaction.atomic():
         job = model.objects.select_for_update().get(pk=pk)
-        if job.owner_id != user.pk and not getattr(user, "is_admin", False):
+        if not getattr(user, "is_admin", False) and not runs_for(user, job.owner_id):
             raise PermissionDenied("This is another teacher's work.")
         if job.state != BuildState.FAILED:
             raise DeckRefused(

@@ -69,13 +69,6 @@ def _page(request: HttpRequest, template: str, title: Any, **context: Any) -> Te
     )
 
 
-def _own(request: HttpRequest, queryset: QuerySet[Any], pk: int) -> Any:
-    obj = get_object_or_404(queryset, pk=pk)
-    if obj.owner_id != request.user.pk and not request.user.is_admin:
-        raise Http404("Not found.")
-    return obj
-
-
 def _visible(request: HttpRequest, queryset: QuerySet[Any], pk: int) -> Any:
     """The deck or print job if the visitor owns it, co-teaches a class of its owner, or is an admin."""
     obj = get_object_or_404(queryset, pk=pk)
@@ -348,7 +341,7 @@ def deck_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def deck_retry(request: HttpRequest, pk: int) -> HttpResponse:
     """ "Try again" on a deck whose build failed."""
-    deck = _own(request, Deck.objects.all(), pk)
+    deck = _visible(request, Deck.objects.all(), pk)
     try:
         building.deck_retry(deck=deck, user=request.user)
     except building.DeckRefused as refused:
@@ -360,7 +353,7 @@ def deck_retry(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def print_retry(request: HttpRequest, pk: int) -> HttpResponse:
     """ "Try again" on a print whose PDF failed."""
-    job = _own(request, PrintJob.objects.all(), pk)
+    job = _visible(request, PrintJob.objects.all(), pk)
     try:
         building.print_job_retry(job=job, user=request.user)
     except building.DeckRefused as refused:
@@ -375,7 +368,7 @@ def _status(obj: Any) -> JsonResponse:
             "state_label": str(obj.get_state_display()),
             "progress": obj.progress,
             "working": obj.state in WORKING,
-            "message": obj.message,
+            "message": str(_(obj.message)) if obj.message else "",  # stored in English
         }
     )
 

@@ -14,10 +14,7 @@ from contextlib import nullcontext
 from typing import Any
 
 from celery import shared_task
-from django.conf import settings
 from django.db.models import Model
-from django.utils import translation
-from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from . import building, imports, jobs
@@ -35,10 +32,26 @@ IMPORT_TASK: dict[str, Any] = {
     "time_limit": IMPORT_TIME_LIMIT,
 }
 
-UNEXPECTED = (
-    "Talia hit an unexpected error while {step} the file; nothing was imported. "
-    "Try again, and tell an admin if it happens again."
-)
+#: What a job says when its step failed unexpectedly: whole sentences, stored in English and
+#: translated where they are shown (``{% translate job.error %}``).
+UNEXPECTED = {
+    (ImportJob, "check"): gettext_noop(
+        "Talia hit an unexpected error while checking the file; nothing was imported. "
+        "Try again, and tell an admin if it happens again."
+    ),
+    (ImportJob, "import"): gettext_noop(
+        "Talia hit an unexpected error while importing the file; nothing was imported. "
+        "Try again, and tell an admin if it happens again."
+    ),
+    (PackageImport, "check"): gettext_noop(
+        "Talia hit an unexpected error while checking the package; nothing was imported. "
+        "Try again, and tell an admin if it happens again."
+    ),
+    (PackageImport, "import"): gettext_noop(
+        "Talia hit an unexpected error while importing the package; nothing was imported. "
+        "Try again, and tell an admin if it happens again."
+    ),
+}
 
 
 def _import_step(
@@ -76,7 +89,7 @@ def import_job_check_task(self, job_id: int) -> None:  # type: ignore[no-untyped
         what="Import job",
         step="check",
         run=lambda job: imports.import_job_check(job=job),
-        fail=lambda pk: imports.import_job_fail(job_id=pk, message=UNEXPECTED.format(step="checking")),
+        fail=lambda pk: imports.import_job_fail(job_id=pk, message=UNEXPECTED[ImportJob, "check"]),
         heartbeat=jobs.task_heartbeat(self, ImportJob, job_id),
     )
 
@@ -94,21 +107,8 @@ def import_job_apply_task(job_id: int) -> None:
         what="Import job",
         step="import",
         run=lambda job: imports.import_job_apply(job=job),
-        fail=lambda pk: imports.import_job_fail(job_id=pk, message=UNEXPECTED.format(step="importing")),
+        fail=lambda pk: imports.import_job_fail(job_id=pk, message=UNEXPECTED[ImportJob, "import"]),
     )
-
-
-PACKAGE_UNEXPECTED = gettext_noop(
-    "Talia hit an unexpected error while %(step)s the package; nothing was imported. "
-    "Try again, and tell an admin if it happens again."
-)
-
-
-def _package_failed(job_id: int, step: str) -> None:
-    job = PackageImport.objects.filter(pk=job_id).first()
-    with translation.override(job.language if job and job.language else settings.LANGUAGE_CODE):
-        step_text = _("checking") if step == "check" else _("importing")
-        packages.package_import_fail(job_id=job_id, message=_(PACKAGE_UNEXPECTED) % {"step": step_text})
 
 
 @shared_task(bind=True, **IMPORT_TASK)
@@ -120,7 +120,7 @@ def package_import_check_task(self, job_id: int) -> None:  # type: ignore[no-unt
         what="Package import",
         step="check",
         run=lambda job: packages.package_import_check(job=job),
-        fail=lambda pk: _package_failed(pk, "check"),
+        fail=lambda pk: packages.package_import_fail(job_id=pk, message=UNEXPECTED[PackageImport, "check"]),
         heartbeat=jobs.task_heartbeat(self, PackageImport, job_id),
     )
 
@@ -135,7 +135,7 @@ def package_import_apply_task(job_id: int) -> None:
         what="Package import",
         step="import",
         run=lambda job: packages.package_import_apply(job=job),
-        fail=lambda pk: _package_failed(pk, "apply"),
+        fail=lambda pk: packages.package_import_fail(job_id=pk, message=UNEXPECTED[PackageImport, "import"]),
     )
 
 

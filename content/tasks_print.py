@@ -26,10 +26,6 @@ __all__ = ["deck_build_task", "print_job_run_task"]
 
 logger = logging.getLogger(__name__)
 
-UNEXPECTED = (
-    "Talia hit an unexpected error while making the {what}. Try again, and tell an admin if it happens again."
-)
-
 
 @shared_task(
     bind=True, acks_late=True, ignore_result=True, soft_time_limit=SOFT_TIME_LIMIT, time_limit=TIME_LIMIT
@@ -45,7 +41,7 @@ def deck_build_task(self, deck_id: int) -> None:  # type: ignore[no-untyped-def]
             building.deck_build(deck=deck)
     except Exception:
         logger.exception("Deck %s: the build failed", deck_id)
-        building.deck_fail(deck_id=deck_id, message=UNEXPECTED.format(what="deck"))
+        building.deck_fail(deck_id=deck_id, message=building.UNEXPECTED["deck"])
 
 
 @shared_task(
@@ -62,4 +58,4 @@ def print_job_run_task(self, job_id: int) -> None:  # type: ignore[no-untyped-de
             building.print_job_run(job=job)
     except Exception:
         logger.exception("Print job %s failed", job_id)
-        building.print_job_fail(job_id=job_id, message=UNEXPECTED.format(what="PDF"))
+        building.print_job_fail(job_id=job_id, message=building.UNEXPECTED["PDF"])

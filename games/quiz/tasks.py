@@ -14,6 +14,7 @@ import logging
 from typing import Any
 
 from celery import shared_task
+from django.utils.translation import gettext_noop
 
 from content import jobs
 
@@ -24,7 +25,8 @@ __all__ = ["quiz_generate_task", "quizzes_generate_task", "quizzes_sweep_task"]
 
 logger = logging.getLogger(__name__)
 
-UNEXPECTED = (
+#: Stored in English and translated where it is shown (``{% translate quiz.message %}``).
+UNEXPECTED = gettext_noop(
     "Talia hit an unexpected error while generating the quiz. "
     "Try again, and tell an admin if it happens again."
 )

@@ -426,7 +426,7 @@ def test_a_failed_build_says_so_and_keeps_its_progress(teacher, fake_renderer):
     deck = building.deck_build(deck=_deck_for_fake(teacher, fake_renderer))
 
     assert deck.state == BuildState.FAILED
-    assert deck.message.startswith("Talia hit an unexpected error while making the deck (RuntimeError)")
+    assert deck.message == building.UNEXPECTED["deck"]
     assert 50 < deck.progress < 100
     assert deck.files == {}
 
