@@ -20,6 +20,8 @@ from typing import Any
 from django.db.models import QuerySet
 from django.urls import reverse
 
+from content.permissions import teaching_rows
+
 from .models import Group, Workshop, WorkshopParticipant
 
 #: Where a guest's tokens live in the guest's Django session: {workshop id: token}.
@@ -47,7 +49,8 @@ def participant_for(
 
 
 def workshops_led_by(user: Any) -> QuerySet[Workshop]:
-    return Workshop.objects.filter(teacher=user).order_by("-created")
+    """The workshops ``user`` leads, and those of the owners of classes they co-teach."""
+    return teaching_rows(user, Workshop.objects.all(), owner_field="teacher").order_by("-created")
 
 
 def picture_url(workshop: Workshop, participant: WorkshopParticipant) -> str:

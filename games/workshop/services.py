@@ -41,7 +41,7 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
 from content.models import Period, Status, Symbol, SymbolSet, Theme
-from content.permissions import content_visible_to
+from content.permissions import content_visible_to, runs_for
 from games.models import GameSession
 from games.services import (
     NICKNAME_MAX_LENGTH,
@@ -130,7 +130,7 @@ def workshop_join(
             existing = workshop.participants.filter(user=user).first()
             if existing is not None:
                 return existing
-            if workshop.teacher_id == user.pk:
+            if runs_for(user, workshop.teacher_id):
                 raise WorkshopError("leader", _("You lead this workshop; your students join it."))
         if workshop.status == Workshop.Status.CLOSED:
             raise WorkshopError("closed", _("This workshop is over."))
@@ -384,7 +384,7 @@ def _move(participant: WorkshopParticipant, group: Group | None) -> None:
 
 
 def _check_leader(workshop: Workshop, user: Any) -> None:
-    if not (getattr(user, "is_authenticated", False) and workshop.teacher_id == user.pk):
+    if not runs_for(user, workshop.teacher_id):
         raise WorkshopError("not_allowed", _("Only the teacher who leads this workshop does that."))
 
 

@@ -32,7 +32,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from config import limits
 from content.media import PICTURE_CSP, picture_response
 from content.models import Period, SymbolSet, Theme
-from content.permissions import content_visible_to
+from content.permissions import content_visible_to, runs_for, teaching_rows
 from games.services import NICKNAME_MAX_LENGTH, join_code_normalise
 
 from . import selectors, services
@@ -72,14 +72,16 @@ def _take_notice(request: HttpRequest) -> dict[str, Any] | None:
 
 
 def _led(request: HttpRequest, pk: int) -> Workshop:
-    """The workshop if the visitor leads it; 404 for everyone else, other teachers included."""
+    """The workshop if the visitor leads it or co-teaches a class of its teacher
+    (``content.permissions``); 404 for everyone else, other teachers included."""
     if not request.user.is_authenticated:
         raise Http404
-    return get_object_or_404(Workshop, pk=pk, teacher=request.user)
+    led = teaching_rows(request.user, Workshop.objects.all(), owner_field="teacher")
+    return get_object_or_404(led, pk=pk)
 
 
 def _is_leader(request: HttpRequest, workshop: Workshop) -> bool:
-    return request.user.is_authenticated and workshop.teacher_id == request.user.pk
+    return runs_for(request.user, workshop.teacher_id)
 
 
 # --- creating ---------------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from lti_tool.models import (
     LtiUser,
 )
 
+from content.permissions import teaching_rows
 from games.models import PracticeAssignment
 from lms.classes import quizzes
 from lms.classes import services as class_services
@@ -410,9 +411,9 @@ def templates_for(teacher: User) -> list[Template]:
     if quizzes.available():
         for quiz in quizzes.quizzes_assignable_by(teacher)[:100]:
             found.append(Template(f"quiz:{quiz.pk}", "quiz", str(quiz), ""))
-    for practice in (
-        PracticeAssignment.objects.filter(owner=teacher).select_related("deck").order_by("-pk")[:100]
-    ):
+    for practice in teaching_rows(teacher, PracticeAssignment.objects.select_related("deck")).order_by("-pk")[
+        :100
+    ]:
         found.append(Template(f"game:{practice.pk}", "game", practice.title, str(practice.deck)))
     return found
 
@@ -448,7 +449,7 @@ def assignment_from_template(
             quiz = quizzes.quizzes_assignable_by(teacher).filter(pk=pk).first()
             fields = {"title": str(quiz)[:160] if quiz else "", "kind": Assignment.Kind.QUIZ, "quiz": quiz}
         elif kind == "game":
-            practice = PracticeAssignment.objects.filter(pk=pk, owner=teacher).first()
+            practice = teaching_rows(teacher, PracticeAssignment.objects.filter(pk=pk)).first()
             if practice is None:
                 raise ClassError("invalid_template", _("That practice game is not one of yours."))
             fields = {

@@ -7,8 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 
+from content import building
+from content.models import BuildState
 from content.permissions import runs_for
 from games import selectors as game_selectors
 from games import services as game_services
@@ -113,8 +116,22 @@ def test_a_co_teacher_plays_the_owners_deck_and_a_stranger_gets_404(team):
     url = reverse("decks:deck_detail", args=[deck.pk])
     assert signed_in(team["co"]).get(url).status_code == 200
     assert signed_in(team["stranger"]).get(url).status_code == 404
-    # Building again stays the owner's.
-    assert signed_in(team["co"]).post(reverse("decks:deck_retry", args=[deck.pk])).status_code == 404
+    # "Try again" is running it too: the co-teacher is answered (this deck is built, so it
+    # says only a failed one is tried again), the stranger is not.
+    retry = reverse("decks:deck_retry", args=[deck.pk])
+    assert signed_in(team["co"]).post(retry).status_code == 302
+    assert signed_in(team["stranger"]).post(retry).status_code == 404
+
+
+def test_a_co_teacher_tries_the_owners_failed_deck_again(team):
+    deck = small_deck(team["owner"])
+    type(deck).objects.filter(pk=deck.pk).update(state=BuildState.FAILED)
+    deck.refresh_from_db()
+    building.deck_retry(deck=deck, user=team["co"])
+    deck.refresh_from_db()
+    assert deck.state != BuildState.FAILED
+    with pytest.raises(PermissionDenied):
+        building.deck_retry(deck=deck, user=team["stranger"])
 
 
 def test_a_co_teacher_sets_a_practice_duel_from_the_owners_deck_but_not_from_a_strangers(team):

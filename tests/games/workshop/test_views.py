@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games.workshop import services
+from games.workshop import selectors, services
 from games.workshop.models import Group, Workshop, WorkshopParticipant
 from tests.games.workshop.conftest import join_guest, signed_in
 
@@ -219,3 +219,21 @@ def test_a_group_id_that_is_no_number_or_too_big_is_no_group(workshop, teacher, 
     assert response.status_code in (200, 302)
     ala.refresh_from_db()
     assert ala.group_id is None
+
+
+def test_a_co_teacher_leads_the_owners_workshop(workshop, players, teacher, other_teacher):
+    from lms.classes import services as class_services
+    from tests.lms.factories_classes import class_with_students
+
+    school_class = class_with_students(teacher)
+    class_services.class_member_add(school_class=school_class, user=other_teacher, role="teacher", by=teacher)
+    client = signed_in(other_teacher)
+    assert client.get(reverse("workshop:lead", args=[workshop.pk])).status_code == 200
+    assert workshop in selectors.workshops_led_by(other_teacher)
+    status, payload = view_json(client, workshop)
+    assert status == 200 and payload["counts"]["participants"] == len(players)
+    response = client.post(reverse("workshop:deal", args=[workshop.pk]))
+    assert response.status_code == 302
+    # Leading is not joining: the co-teacher is not one of the participants.
+    with pytest.raises(services.WorkshopError):
+        services.workshop_join(workshop=workshop, user=other_teacher)
