@@ -330,7 +330,7 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": env.str(
             "STATICFILES_STORAGE",
-            default="whitenoise.storage.CompressedManifestStaticFilesStorage",
+            default="config.storage.StaticFilesStorage",
         )
     },
 }

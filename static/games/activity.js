@@ -23,6 +23,7 @@
 // The hourglass is the server's: the view holds when it was turned and the seconds left
 // then (by the server's clock, read once from clock.json); every screen counts down from
 // them. Actions go to /games/activity/<id>/act, which stamps them with the server's clock.
+import { el, svg, format } from "./dom.js";
 
 const live = JSON.parse(document.getElementById("activity-live").textContent);
 const gameRoot = document.getElementById("game");
@@ -53,29 +54,6 @@ let audio = null;
 let chain = null; // the chain's countdown: {version, index (0: the drawer's word), ends (ms, Date.now)}
 let chainTick = null;
 let chainCtx = null; // the render's context, for the "new word" action of the button and the keys
-
-function el(tag, attributes = {}, ...children) {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === false || value === null || value === undefined) continue;
-    if (name === "className") element.className = value;
-    else if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
-    else element.setAttribute(name, value === true ? "" : value);
-  }
-  element.append(...children.filter((child) => child !== null && child !== undefined && child !== false));
-  return element;
-}
-
-function svg(tag, attributes = {}, ...children) {
-  const element = document.createElementNS("http://www.w3.org/2000/svg", tag);
-  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
-  element.append(...children);
-  return element;
-}
-
-function format(text, values) {
-  return text.replace(/%\((\w+)\)s/g, (_, key) => String(values[key] ?? ""));
-}
 
 // --- the server's clock and acting ------------------------------------------------------------------
 

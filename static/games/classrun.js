@@ -2,21 +2,7 @@
 // between rounds (their page follows them into their own duel, see live.js).
 //
 // Only names of people and card counts arrive here (games.selectors.class_info): never a card.
-
-function el(tag, attributes = {}, ...children) {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === false || value === null || value === undefined) continue;
-    if (name === "className") element.className = value;
-    else element.setAttribute(name, value === true ? "" : value);
-  }
-  element.append(...children.filter((child) => child !== null && child !== undefined));
-  return element;
-}
-
-function format(text, values) {
-  return text.replace(/%\((\w+)\)s/g, (_, key) => String(values[key] ?? ""));
-}
+import { el, format } from "./dom.js";
 
 function duelRow(duel, ctx) {
   const players = duel.players.map((player) => {

@@ -9,26 +9,9 @@
 //
 // The session page (live.js) imports render(); the projector page loads this module on its
 // own and polls its public endpoint (startProjector below).
+import { el, format } from "./dom.js";
 
 const gettext = (text) => (window.gettext ? window.gettext(text) : text);
-
-function el(tag, attributes = {}, ...children) {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === false || value === null || value === undefined) continue;
-    if (name === "className") element.className = value;
-    else if (name === "value") element.value = value;
-    else if (name === "checked") element.checked = Boolean(value);
-    else if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
-    else element.setAttribute(name, value === true ? "" : value);
-  }
-  element.append(...children.filter((child) => child !== null && child !== undefined && child !== false));
-  return element;
-}
-
-function format(text, values) {
-  return text.replace(/%\((\w+)\)s/g, (_, key) => String(values[key] ?? ""));
-}
 
 function ngettext(one, many, n) {
   return window.ngettext ? window.ngettext(one, many, n) : (n === 1 ? one : many);

@@ -8,41 +8,16 @@
 //
 // Keyboard: Tab through the cards, guesses and the six card slots; keys 1-6 assign the chosen
 // card to the slots in their order (team, white, green, yellow, blue, red).
+import { el, svg, format } from "./dom.js";
 
 const MARKERS = ["team", "white", "green", "yellow", "blue", "red"];
 const COLOURS = ["red", "yellow", "green", "blue", "white"];
 const LETTERS = ["A", "B", "C", "D", "E"];
 const FILL = { red: "#d7263d", yellow: "#f4c430", green: "#2e8b57", blue: "#1f5fbf", white: "#ffffff" };
 const INK = { red: "#ffffff", yellow: "#1a1a1a", green: "#ffffff", blue: "#ffffff", white: "#1a1a1a" };
-const SVG = "http://www.w3.org/2000/svg";
 
 // What the renderer keeps between redraws: the strategic variant's chosen card and the guess.
 const chosen = { card: null, guess: null, round: null };
-
-function el(tag, attributes = {}, ...children) {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === false || value === null || value === undefined) continue;
-    if (name === "className") element.className = value;
-    else if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
-    else element.setAttribute(name, value === true ? "" : value);
-  }
-  element.append(...children.filter((child) => child !== null && child !== undefined && child !== false));
-  return element;
-}
-
-function svg(tag, attributes = {}, ...children) {
-  const element = document.createElementNS(SVG, tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value !== null && value !== undefined) element.setAttribute(name, value);
-  }
-  element.append(...children.filter((child) => child !== null && child !== undefined));
-  return element;
-}
-
-function format(text, values) {
-  return text.replace(/%\((\w+)\)s/g, (_, key) => String(values[key] ?? ""));
-}
 
 /** A translated sentence as nodes: the values given as nodes (a key number drawn large on the
  * projector) stand where their placeholders are; the sentence itself is never cut up. */

@@ -5,22 +5,7 @@
 // ("Symbol 3 of 8 on your card"); a player using a screen reader can point at symbols
 // but not find the common one by ear. The name is announced once the card back is
 // turned over (the reveal), as at the table.
-
-function el(tag, attributes = {}, ...children) {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === false || value === null || value === undefined) continue;
-    if (name === "className") element.className = value;
-    else if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
-    else element.setAttribute(name, value === true ? "" : value);
-  }
-  element.append(...children.filter((child) => child !== null && child !== undefined));
-  return element;
-}
-
-function format(text, values) {
-  return text.replace(/%\((\w+)\)s/g, (_, key) => String(values[key] ?? ""));
-}
+import { el, format } from "./dom.js";
 
 function playerName(view, id) {
   const seat = view.players.find((player) => player.id === id);
