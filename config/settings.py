@@ -250,6 +250,8 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 CELERY_BEAT_SCHEDULE = {
     "homework-due-sweep": {"task": "lms.classes.tasks.assignments_due_sweep_task", "schedule": 300.0},
     "lms-scores-sweep": {"task": "lms.lti.tasks.scores_sweep", "schedule": 300.0},
+    # Mastery fades day by day: the LMS's progress columns follow it (docs/progress.md).
+    "lms-progress-columns-sweep": {"task": "lms.lti.tasks.progress_columns_sweep", "schedule": 6 * 3600.0},
     "jobs-sweep": {"task": "content.tasks.jobs_sweep_task", "schedule": 60.0},
     "quizzes-sweep": {"task": "games.quiz.tasks.quizzes_sweep_task", "schedule": 60.0},
     "knowledge-balance-sweep": {"task": "games.tasks.knowledge_balance_sweep_task", "schedule": 60.0},
@@ -420,6 +422,9 @@ LTI_CACHE = "default"
 # resend), and the first retry's delay in seconds (doubled at each attempt).
 LTI_SCORE_MAX_ATTEMPTS = env.int("LTI_SCORE_MAX_ATTEMPTS", default=8)
 LTI_SCORE_RETRY_DELAY = env.int("LTI_SCORE_RETRY_DELAY", default=30)
+# Seconds between a student's answer and the refresh of their progress columns in the LMS;
+# the answers in between join the same refresh.
+LTI_PROGRESS_DELAY = env.int("LTI_PROGRESS_DELAY", default=60)
 # A rotated-out signing key stays published in the JWKS this many days.
 LTI_KEY_GRACE_DAYS = env.int("LTI_KEY_GRACE_DAYS", default=7)
 

@@ -12,7 +12,7 @@ from lti_tool import admin as lti_tool_admin  # noqa: F401 - registers django-lt
 from lti_tool.models import Key, LtiDeployment, LtiRegistration
 
 from . import keys, registration
-from .models import AssignmentLink, ClassLink, OutboxScore
+from .models import AssignmentLink, ClassLink, OutboxScore, ProgressColumn
 
 for model in (LtiRegistration, Key, LtiDeployment):
     if admin.site.is_registered(model):
@@ -144,7 +144,16 @@ class KeyAdmin(admin.ModelAdmin):
 
 @admin.register(OutboxScore)
 class OutboxScoreAdmin(admin.ModelAdmin):
-    list_display = ("student", "link", "score_given", "score_maximum", "status", "attempts", "timestamp")
+    list_display = (
+        "student",
+        "link",
+        "column",
+        "score_given",
+        "score_maximum",
+        "status",
+        "attempts",
+        "timestamp",
+    )
     list_filter = ("status",)
     readonly_fields = [f.name for f in OutboxScore._meta.fields]
 
@@ -154,3 +163,15 @@ class OutboxScoreAdmin(admin.ModelAdmin):
 
 admin.site.register(ClassLink)
 admin.site.register(AssignmentLink)
+
+
+@admin.register(ProgressColumn)
+class ProgressColumnAdmin(admin.ModelAdmin):
+    """Published from the class page (teachers); the admin only shows them."""
+
+    list_display = ("label", "class_link", "active", "published")
+    list_filter = ("active", "group")
+    readonly_fields = [f.name for f in ProgressColumn._meta.fields]
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False

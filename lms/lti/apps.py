@@ -14,6 +14,9 @@ class LtiConfig(AppConfig):
         from django.db.models.signals import post_delete, post_migrate, post_save
         from lti_tool.models import LtiRegistration
 
+        from lms.progress.signals import memory_reviewed
+
+        from .columns import memory_reviewed_receive
         from .keys import key_install
         from .selectors import platform_origins_forget
 
@@ -22,3 +25,5 @@ class LtiConfig(AppConfig):
             signal.connect(platform_origins_forget, sender=LtiRegistration, dispatch_uid=uid)
         # A signing key from installation on, so /lti/jwks/ is never empty (docs/lms.md, Keys).
         post_migrate.connect(key_install, sender=self, dispatch_uid="lti-key-install")
+        # A student's answer changes the mastery the LMS's progress columns show.
+        memory_reviewed.connect(memory_reviewed_receive, dispatch_uid="lti-progress-columns")

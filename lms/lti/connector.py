@@ -13,6 +13,7 @@ import threading
 import time
 import uuid
 from typing import Any
+from urllib.parse import urlencode
 
 import jwt
 import requests
@@ -27,6 +28,9 @@ SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 NRPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
 RESULT_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly"
 LINEITEM_READ_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly"
+LINEITEM_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
+LINEITEM_TYPE = "application/vnd.ims.lis.v2.lineitem+json"
+LINEITEMS_TYPE = "application/vnd.ims.lis.v2.lineitemcontainer+json"
 TOKEN_MARGIN = 60  # seconds: a token this close to expiry is fetched again
 
 
@@ -159,6 +163,45 @@ def score_post(registration: LtiRegistration, lineitem_url: str, score: dict[str
         json_body=score,
         content_type="application/vnd.ims.lis.v1.score+json",
     )
+
+
+def _with_query(url: str, **params: str) -> str:
+    """``url`` with ``params`` added to its own query (Moodle's line items URL has one)."""
+    return url + ("&" if "?" in url else "?") + urlencode(params)
+
+
+def lineitems_find(
+    registration: LtiRegistration, lineitems_url: str, *, resource_id: str
+) -> list[dict[str, Any]]:
+    """The course's line items with ``resourceId`` ``resource_id`` (AGS 2.0 §3.2, first page)."""
+    response = _request(
+        registration,
+        [LINEITEM_SCOPE],
+        "GET",
+        _with_query(lineitems_url, resource_id=resource_id),
+        accept=LINEITEMS_TYPE,
+    )
+    body = response.json()
+    return [item for item in body if isinstance(item, dict)] if isinstance(body, list) else []
+
+
+def lineitem_create(
+    registration: LtiRegistration, lineitems_url: str, item: dict[str, Any]
+) -> dict[str, Any]:
+    """POST a new line item to the course's container; returns the LMS's line item (with its ``id``)."""
+    response = _request(
+        registration,
+        [LINEITEM_SCOPE],
+        "POST",
+        lineitems_url,
+        json_body=item,
+        content_type=LINEITEM_TYPE,
+        accept=LINEITEM_TYPE,
+    )
+    body = response.json()
+    if not isinstance(body, dict) or not isinstance(body.get("id"), str) or not body["id"]:
+        raise ServiceError("the LMS made a line item without an id", retry=False)
+    return body
 
 
 def members_get(registration: LtiRegistration, memberships_url: str) -> list[dict[str, Any]]:

@@ -4,10 +4,13 @@ django-lti (``lti_tool``) holds the platforms (``LtiRegistration``), their deplo
 Talia's signing keys, and what launches told us: LMS users (``LtiUser``, by issuer and
 subject), courses (``LtiContext``), their members and resource links. These models tie
 them to Talia's own rows: a course to a class, a resource link to an assignment and its
-gradebook column, and each score on its way to the LMS.
+gradebook column, a class's progress columns (mastery per period or theme, created by
+Talia on the LMS), and each score on its way to the LMS.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -58,13 +61,90 @@ class AssignmentLink(models.Model):
         return f"{self.resource_link} → {self.assignment}"
 
 
-class OutboxScore(models.Model):
-    """A counted grade waiting for (or delivered to) an LMS gradebook column.
+class ProgressColumn(models.Model):
+    """A gradebook column Talia created in a linked course: a student's mastery of one period
+    or theme, 0–100 (docs/progress.md, "Progress in the LMS gradebook").
 
-    Written in the transaction that changed the grade (``lms.lti.outbox.score_enqueue``),
-    delivered by ``lms.lti.tasks.score_deliver``. ``key`` makes a row unique per activity
-    link, counted attempt and score: one attempt never reaches the LMS with two scores, and
-    a repeated call adds nothing.
+    ``lineitem_url`` is the AGS line item Talia made (``resourceId`` ``resource_id``, tag
+    ``talia-progress``). An unpublished column (``active`` off) keeps its line item and the
+    scores already there; Talia only stops sending.
+    """
+
+    class Group(models.TextChoices):
+        PERIOD = "period", _("period")
+        THEME = "theme", _("theme")
+
+    class_link = models.ForeignKey(
+        ClassLink, verbose_name=_("LMS course"), on_delete=models.CASCADE, related_name="progress_columns"
+    )
+    group = models.CharField(_("mastery of"), max_length=8, choices=Group.choices)
+    period = models.ForeignKey(
+        "content.Period",
+        verbose_name=_("period"),
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    theme = models.ForeignKey(
+        "content.Theme",
+        verbose_name=_("theme"),
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    label = models.CharField(_("column label"), max_length=200)
+    lineitem_url = models.URLField(_("line item URL"), max_length=1000)
+    active = models.BooleanField(_("kept current"), default=True)
+    published = models.DateTimeField(_("published"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("progress column in the LMS")
+        verbose_name_plural = _("progress columns in the LMS")
+        ordering = ["group", "label", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    models.Q(group="period", period__isnull=False, theme__isnull=True)
+                    | models.Q(group="theme", theme__isnull=False, period__isnull=True)
+                ),
+                name="lti_progress_column_one_group",
+            ),
+            models.UniqueConstraint(
+                fields=["class_link", "period"],
+                condition=models.Q(period__isnull=False),
+                name="lti_progress_column_period_once",
+            ),
+            models.UniqueConstraint(
+                fields=["class_link", "theme"],
+                condition=models.Q(theme__isnull=False),
+                name="lti_progress_column_theme_once",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def group_id(self) -> int:
+        return int(self.period_id or self.theme_id or 0)
+
+    @property
+    def resource_id(self) -> str:
+        """The line item's ``resourceId``: finds it again on the LMS (a publish that was retried)."""
+        return f"talia-progress-{self.class_link_id}-{self.group}-{self.group_id}"
+
+
+class OutboxScore(models.Model):
+    """A score waiting for (or delivered to) an LMS gradebook column.
+
+    Either a counted grade for an activity's line item (``link``; written in the
+    transaction that changed the grade, ``lms.lti.outbox.score_enqueue``), or a student's
+    mastery for a progress column (``column``; ``lms.lti.outbox.progress_score_enqueue``).
+    Both are delivered by ``lms.lti.tasks.score_deliver``. ``key`` makes a row unique per
+    activity link, counted attempt and score: one attempt never reaches the LMS with two
+    scores, and a repeated call adds nothing.
     """
 
     class Status(models.TextChoices):
@@ -72,10 +152,24 @@ class OutboxScore(models.Model):
         DELIVERED = "delivered", _("Accepted by the LMS")
         FAILED = "failed", _("Not accepted; resend it")
         SUPERSEDED = "superseded", _("Replaced by a newer score")
+        WITHDRAWN = "withdrawn", _("Not sent: the progress column was unpublished")
 
     key = models.CharField(_("idempotency key"), max_length=200, unique=True)
     link = models.ForeignKey(
-        AssignmentLink, verbose_name=_("LMS activity"), on_delete=models.CASCADE, related_name="scores"
+        AssignmentLink,
+        verbose_name=_("LMS activity"),
+        on_delete=models.CASCADE,
+        related_name="scores",
+        null=True,
+        blank=True,
+    )
+    column = models.ForeignKey(
+        ProgressColumn,
+        verbose_name=_("progress column"),
+        on_delete=models.CASCADE,
+        related_name="scores",
+        null=True,
+        blank=True,
     )
     lti_user = models.ForeignKey(
         LtiUser, verbose_name=_("LMS user"), on_delete=models.CASCADE, related_name="+"
@@ -114,9 +208,34 @@ class OutboxScore(models.Model):
         verbose_name = _("score sent to the LMS")
         verbose_name_plural = _("scores sent to the LMS")
         indexes = [models.Index(fields=["status", "next_attempt_at"], name="lti_outbox_due")]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    models.Q(link__isnull=False, column__isnull=True)
+                    | models.Q(link__isnull=True, column__isnull=False)
+                ),
+                name="lti_outbox_one_target",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.student}: {self.score_given}/{self.score_maximum} ({self.get_status_display()})"
+
+    @property
+    def lineitem_url(self) -> str:
+        return self.link.lineitem_url if self.link_id else self.column.lineitem_url  # type: ignore[union-attr]
+
+    @property
+    def school_class(self) -> Any:
+        if self.link_id:
+            return self.link.assignment.school_class  # type: ignore[union-attr]
+        return self.column.class_link.school_class  # type: ignore[union-attr]
+
+    @property
+    def context(self) -> LtiContext:
+        if self.link_id:
+            return self.link.resource_link.context  # type: ignore[union-attr]
+        return self.column.class_link.context  # type: ignore[union-attr]
 
 
 class DynamicRegistration(models.Model):

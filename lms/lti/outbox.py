@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 from lti_tool.models import LtiUser
 
-from .models import AssignmentLink, OutboxScore
+from .models import AssignmentLink, OutboxScore, ProgressColumn
 
 
 def _key(link: AssignmentLink, grade: Any) -> str:
@@ -62,6 +62,47 @@ def score_enqueue(*, grade: Any) -> None:
 
         for pk in queued:
             transaction.on_commit(lambda pk=pk: score_deliver.delay(pk))
+
+
+def progress_score_enqueue(
+    *, column: ProgressColumn, lti_user: LtiUser, student_id: int, value: int, timestamp: Any = None
+) -> bool:
+    """Queue a student's mastery (0–100) for a progress column; returns whether anything changed.
+
+    Call it in a transaction. Idempotent and coalescing: the value the LMS has (or will
+    get) already is not queued again, and a row still waiting for its first try takes the
+    new value instead of a second row joining it. A row already on its way (tried once) is
+    left alone; the new row supersedes it.
+    """
+    timestamp = timestamp or timezone.now()
+    latest = (
+        OutboxScore.objects.select_for_update()
+        .filter(column=column, lti_user=lti_user)
+        .exclude(status__in=[OutboxScore.Status.SUPERSEDED, OutboxScore.Status.WITHDRAWN])
+        .order_by("-timestamp", "-pk")
+        .first()
+    )
+    if latest is not None and latest.score_given == value:
+        return False
+    if latest is not None and latest.status == OutboxScore.Status.PENDING and latest.attempts == 0:
+        latest.score_given = value
+        latest.timestamp = timestamp
+        latest.save(update_fields=["score_given", "timestamp"])
+        return True
+    row = OutboxScore.objects.create(
+        key=f"c{column.pk}:u{student_id}:t{timestamp.isoformat()}",
+        column=column,
+        lti_user=lti_user,
+        student_id=student_id,
+        score_given=value,
+        score_maximum=100,
+        timestamp=timestamp,
+        next_attempt_at=timezone.now(),
+    )
+    from .tasks import score_deliver
+
+    transaction.on_commit(lambda: score_deliver.delay(row.pk))
+    return True
 
 
 def score_payload(row: OutboxScore) -> dict[str, Any]:

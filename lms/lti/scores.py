@@ -35,7 +35,7 @@ def retry_delay(attempts: int) -> int:
 
 def _superseded(row: OutboxScore) -> bool:
     return (
-        OutboxScore.objects.filter(link_id=row.link_id, lti_user_id=row.lti_user_id)
+        OutboxScore.objects.filter(link_id=row.link_id, column_id=row.column_id, lti_user_id=row.lti_user_id)
         .exclude(pk=row.pk)
         .exclude(status=OutboxScore.Status.SUPERSEDED)
         .filter(timestamp__gt=row.timestamp)
@@ -47,8 +47,12 @@ def score_deliver(*, outbox_id: int) -> int | None:
     """Try to deliver one row. Returns the seconds until the next try, or None when it is settled."""
     with transaction.atomic():
         row = (
-            OutboxScore.objects.select_for_update()
-            .select_related("link__resource_link__context__deployment__registration", "lti_user")
+            OutboxScore.objects.select_for_update(of=("self",))  # the link or the column: an outer join
+            .select_related(
+                "link__resource_link__context__deployment__registration",
+                "column__class_link__context__deployment__registration",
+                "lti_user",
+            )
             .filter(pk=outbox_id)
             .first()
         )
@@ -60,9 +64,9 @@ def score_deliver(*, outbox_id: int) -> int | None:
             return None
         row.attempts += 1
         row.save(update_fields=["attempts"])
-    registration = row.link.resource_link.context.deployment.registration
+    registration = row.context.deployment.registration
     try:
-        connector.score_post(registration, row.link.lineitem_url, score_payload(row))
+        connector.score_post(registration, row.lineitem_url, score_payload(row))
     except connector.ServiceError as error:
         with transaction.atomic():
             row = OutboxScore.objects.select_for_update().get(pk=row.pk)
@@ -92,13 +96,17 @@ def score_deliver(*, outbox_id: int) -> int | None:
 def score_resend(*, outbox_id: int, by: Any) -> OutboxScore:
     """The teacher sends a failed (or any not-yet-superseded) score again."""
     row = (
-        OutboxScore.objects.select_for_update()
-        .select_related("link__assignment__school_class")
+        OutboxScore.objects.select_for_update(of=("self",))
+        .select_related("link__assignment__school_class", "column__class_link__school_class")
         .filter(pk=outbox_id)
         .first()
     )
-    if row is None or not is_class_teacher(row.link.assignment.school_class, by):
+    if row is None or not is_class_teacher(row.school_class, by):
         raise LaunchRefused("not_found", _("There is no such score."), status=404)
+    if row.column_id and not row.column.active:  # type: ignore[union-attr]
+        raise LaunchRefused(
+            "unpublished", _("This progress column is no longer published; nothing is sent."), status=409
+        )
     if row.status == OutboxScore.Status.SUPERSEDED:
         raise LaunchRefused(
             "superseded", _("A newer score replaced this one; it is not sent again."), status=409

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.cache import caches
+from django.db.models import Q
 from lti_tool.models import LtiMembership, LtiRegistration
 
 from lms.models import Grade, SchoolClass
@@ -122,7 +123,9 @@ def class_roster(school_class: SchoolClass) -> Roster:
 def class_scores(school_class: SchoolClass) -> list[OutboxScore]:
     """Every score sent (or waiting) for the class's LMS activities, newest first."""
     return list(
-        OutboxScore.objects.filter(link__assignment__school_class=school_class)
-        .select_related("student", "link__assignment", "link__resource_link")
+        OutboxScore.objects.filter(
+            Q(link__assignment__school_class=school_class) | Q(column__class_link__school_class=school_class)
+        )
+        .select_related("student", "link__assignment", "link__resource_link", "column")
         .order_by("-created", "-pk")[:500]
     )

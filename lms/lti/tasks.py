@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from . import roster, scores
+from . import columns, roster, scores
 from .connector import ServiceError
 
 
@@ -31,3 +31,16 @@ def scores_sweep() -> int:
 def roster_sync(link_id: int) -> int:
     """Read a course's roster from the LMS."""
     return roster.roster_sync(link_id=link_id)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def progress_refresh(user_id: int) -> int:
+    """Queue the student's changed mastery for the published progress columns of their classes."""
+    columns.progress_refresh_forget(user_id=user_id)
+    return columns.progress_scores_refresh(student_ids=[user_id])
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def progress_columns_sweep() -> int:
+    """Mastery fades without answers: queue every changed value of every published column."""
+    return columns.progress_scores_refresh()

@@ -14,4 +14,10 @@ urlpatterns = [
     path("class/<int:pk>/roster/", views.roster_sync, name="roster_sync"),
     path("class/<int:pk>/scores/", views.class_scores_page, name="class_scores"),
     path("scores/<int:pk>/resend/", views.score_resend, name="score_resend"),
+    path("class/<int:pk>/progress-columns/", views.progress_columns_page, name="progress_columns"),
+    path(
+        "progress-columns/<int:pk>/unpublish/",
+        views.progress_column_unpublish,
+        name="progress_column_unpublish",
+    ),
 ]

@@ -22,6 +22,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -31,7 +32,7 @@ from config import limits
 from lms.classes.errors import ClassError
 from lms.classes.selectors import class_for_teacher
 
-from . import keys, registration, roster, scores, services
+from . import columns, keys, registration, roster, scores, services
 from .errors import LaunchRefused
 from .launch import (
     CLAIM,
@@ -372,4 +373,67 @@ def score_resend(request: HttpRequest, pk: int) -> HttpResponse:
             raise Http404 from None
         return refused(request, error)
     messages.success(request, _("The score is on its way to the LMS again."))
-    return redirect("lti:class_scores", pk=row.link.assignment.school_class_id)
+    return redirect("lti:class_scores", pk=row.school_class.pk)
+
+
+# --- progress columns in the LMS gradebook -----------------------------------------------------
+
+
+@login_required
+@never_cache
+@require_http_methods(["GET", "POST"])
+def progress_columns_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """The teacher chooses periods and themes whose mastery the LMS gradebook shows."""
+    school_class = class_for_teacher(request.user, pk)
+    if school_class is None:
+        raise Http404
+    error = ""
+    if request.method == "POST":
+        try:
+            published = columns.progress_columns_publish(
+                school_class=school_class, by=request.user, keys=request.POST.getlist("column")
+            )
+        except ClassError as refusal:
+            if refusal.code == "not_found":
+                raise Http404 from None
+            error = str(refusal)
+        else:
+            messages.success(
+                request,
+                ngettext(
+                    "%(n)d progress column is published in the LMS gradebook.",
+                    "%(n)d progress columns are published in the LMS gradebook.",
+                    len(published),
+                )
+                % {"n": len(published)},
+            )
+            return redirect("lti:progress_columns", pk=school_class.pk)
+    choices = columns.column_choices(school_class)
+    return render(
+        request,
+        "lms/lti/progress_columns.html",
+        {
+            "school_class": school_class,
+            "published": [choice for choice in choices if choice.published],
+            "unpublished": [choice for choice in choices if not choice.published],
+            "gradebook": bool(columns.class_links_with_ags(school_class)),
+            "chosen": set(request.POST.getlist("column")),
+            "error": error,
+        },
+        status=400 if error else 200,
+    )
+
+
+@login_required
+@require_POST
+def progress_column_unpublish(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        column = columns.progress_column_unpublish(column_id=pk, by=request.user)
+    except ClassError:
+        raise Http404 from None
+    messages.success(
+        request,
+        _("“%(label)s” is no longer kept current; the LMS keeps the column and its scores.")
+        % {"label": column.label},
+    )
+    return redirect("lti:progress_columns", pk=column.class_link.school_class_id)

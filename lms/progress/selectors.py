@@ -327,3 +327,55 @@ def class_progress_table(users: Iterable[Any], *, now: datetime | None = None) -
         row += [by_theme.get(name, "") for name in themes]
         rows.append(row)
     return Table(headers=headers, rows=rows)
+
+
+def mastery_percent(values: Iterable[float]) -> int | None:
+    """A student's mastery of a period or theme, 0–100: the mean mastery of the symbols met,
+    rounded; ``None`` when none was met yet ("not yet seen" is no 0).
+
+    >>> mastery_percent([0.9, 0.6]), mastery_percent([])
+    (75, None)
+    """
+    found = list(values)
+    if not found:
+        return None
+    return round(100 * sum(found) / len(found))
+
+
+def students_group_mastery(
+    users: Iterable[Any],
+    *,
+    periods: Iterable[int] = (),
+    themes: Iterable[int] = (),
+    now: datetime | None = None,
+) -> dict[int, dict[tuple[str, int], int | None]]:
+    """Each student's mastery (``mastery_percent``) of the given periods and themes, by pk.
+
+    ``{user_pk: {("period", 3): 72, ("theme", 5): None}}``: the numbers the LMS's progress
+    columns show.
+    """
+    now = now or timezone.now()
+    user_ids = [getattr(user, "pk", user) for user in users]
+    period_ids, theme_ids = set(periods), set(themes)
+    states = list(
+        MemoryState.objects.filter(user_id__in=user_ids, reviews__gt=0, item_key__startswith="symbol:").only(
+            "user_id", "item_key", "card"
+        )
+    )
+    symbol_ids = {int(state.item_key.partition(":")[2]) for state in states}
+    symbol = apps.get_model("content", "Symbol")
+    groups: dict[int, list[tuple[str, int]]] = defaultdict(list)
+    for symbol_id, period_id in symbol.periods.through.objects.filter(
+        symbol_id__in=symbol_ids, period_id__in=period_ids
+    ).values_list("symbol_id", "period_id"):
+        groups[symbol_id].append(("period", period_id))
+    for symbol_id, theme_id in symbol.themes.through.objects.filter(
+        symbol_id__in=symbol_ids, theme_id__in=theme_ids
+    ).values_list("symbol_id", "theme_id"):
+        groups[symbol_id].append(("theme", theme_id))
+    values: dict[int, dict[tuple[str, int], list[float]]] = {pk: defaultdict(list) for pk in user_ids}
+    for state in states:
+        for group in groups.get(int(state.item_key.partition(":")[2]), ()):
+            values[state.user_id][group].append(memory.mastery(state.card, now))
+    wanted = [("period", pk) for pk in sorted(period_ids)] + [("theme", pk) for pk in sorted(theme_ids)]
+    return {pk: {group: mastery_percent(values[pk].get(group, ())) for group in wanted} for pk in user_ids}

@@ -13,6 +13,7 @@ from games.models import NamingRecord
 
 from . import memory
 from .models import MemoryState, NamingWatermark, Review
+from .signals import memory_reviewed
 
 ITEM_KEY = re.compile(r"(symbol|knowledge|know|question):[1-9][0-9]{0,17}")
 
@@ -47,6 +48,7 @@ def memory_review(
     state.last_correct = score
     state.save()
     Review.objects.create(user=user, item_key=item_key, correct=score, reviewed_at=at, source=source)
+    memory_reviewed.send(sender=MemoryState, user=user, item_key=item_key)
     return state
 
 

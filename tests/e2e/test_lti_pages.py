@@ -137,3 +137,56 @@ def test_deep_linking_returns_to_the_lms_by_itself_under_the_csp(browsing, lms, 
     assert [item["type"] for item in lms.deep_link_items] == ["ltiResourceLink"]
     # The LMS's own plain page (no icon) is not Talia's to answer for.
     assert not [p for p in browsing.problems(page) if lms.url not in p]
+
+
+def test_teacher_publishes_a_progress_column_and_it_reaches_the_gradebook(browsing, lms, live_server):
+    """From the class dashboard to the LMS's gradebook: the page is axe-clean and fits a phone,
+    the column is published by keyboard and a student's mastery arrives in it."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from lti_tool.models import LtiUser
+
+    from content.models import Period
+    from lms.lti.models import ClassLink
+    from lms.progress.services import memory_review
+    from tests.factories import SymbolFactory
+
+    teacher = Person(sub="t1", name="Anna Nowak", given_name="Anna", family_name="Nowak", roles=[INSTRUCTOR])
+    student = Person(sub="s1", name="Jan Kowalski", roles=[LEARNER])
+    page = browsing.new_page()
+    page.goto(lms.launch(PendingLaunch(teacher, "c1", "Historia 3b", resource_link_id="rl-1")))
+    page.wait_for_url("**/lti/pick/**")
+    link = ClassLink.objects.get()
+    lms.members["c1"] = [teacher, student]
+    lms.tool_jwks = requests.get(live_server.url + "/lti/jwks/", timeout=5).json()
+    ii_rp = Period.objects.get(slug="ii-rp")
+    page.goto(f"{live_server.url}/classes/{link.school_class.pk}/")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Read the roster again").click()
+    symbol = SymbolFactory(periods=[ii_rp])
+    memory_review(
+        user=LtiUser.objects.get(sub="s1").auth_user,
+        item_key=f"symbol:{symbol.pk}",
+        correct=True,
+        reviewed_at=timezone.now() - timedelta(hours=2),
+    )
+    with page.expect_navigation():
+        page.get_by_role("link", name="Progress in the LMS gradebook").click()
+    assert_accessible(page, "progress in the LMS gradebook")
+    assert_fits_a_phone(page, "progress in the LMS gradebook")
+    page.set_viewport_size({"width": PHONE_WIDTH, "height": 740})
+    box = page.get_by_role("checkbox", name=f"Mastery: {ii_rp}")
+    box.focus()
+    page.keyboard.press("Space")
+    assert box.is_checked()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Publish in the LMS gradebook").press("Enter")
+    assert page.get_by_role("button", name=f"Stop publishing “Mastery: {ii_rp}”").is_visible()
+    assert_accessible(page, "a published progress column")
+    [item] = [i for i in lms.lineitems.values() if i.label == f"Mastery: {ii_rp}"]
+    results = lms.results(item.id)
+    assert [r["userId"] for r in results] == ["s1"] and 0 < results[0]["resultScore"] <= 100
+    page.goto(f"{live_server.url}/lti/class/{link.school_class.pk}/scores/")
+    assert f"Mastery: {ii_rp}" in page.content() and "Accepted by the LMS" in page.content()
+    assert not browsing.problems(page)

@@ -1,0 +1,13 @@
+"""What progress tells other apps: a student's memory changed.
+
+``memory_reviewed`` is sent by ``services.memory_review`` inside its transaction, once per
+answer (in a quiz, a review, or a naming in play taken in by ``namings_absorb``), with
+``user`` and ``item_key``. A receiver that acts on it after the answer is stored uses
+``transaction.on_commit`` (the LMS's progress columns, ``lms.lti.columns``).
+"""
+
+from __future__ import annotations
+
+from django.dispatch import Signal
+
+memory_reviewed = Signal()
