@@ -369,7 +369,8 @@ class ItemAnalysis:
 
     @property
     def chart_label(self) -> str:
-        return f"{self.number}. {self.question}" if self.question else f"{self.number}. {self.kind}"
+        # Short enough for the chart's label column; the table beside it has the whole text.
+        return f"{self.number}. {_shorten(self.question or self.kind, 20)}"
 
 
 @dataclass(frozen=True)

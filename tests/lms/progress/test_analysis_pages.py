@@ -90,8 +90,7 @@ def _answer(number: int, student: str) -> dict[str, Any] | None:
     return None if q4 is None else {"text": "Kotwica" if q4 else "Orzeł"}
 
 
-@pytest.fixture
-def hand_class(teacher: Any) -> dict[str, Any]:
+def hand_class_build(teacher: Any) -> dict[str, Any]:
     """The class of 10 of ``test_analysis.py``, each answer saved at its time, then handed in."""
     users = {name: UserFactory(username=f"uczen-{name}") for name in STUDENTS}  # created in order: ids rise
     school_class = class_with_students(teacher, *users.values())
@@ -111,6 +110,11 @@ def hand_class(teacher: Any) -> dict[str, Any]:
             )
         quiz_services.attempt_submit(attempt=attempt, now=clock + timedelta(minutes=5))
     return {"class": school_class, "homework": homework, "users": users, "quiz": quiz}
+
+
+@pytest.fixture
+def hand_class(teacher: Any) -> dict[str, Any]:
+    return hand_class_build(teacher)
 
 
 def test_the_class_of_ten_reads_back_as_worked_out_by_hand(hand_class):
