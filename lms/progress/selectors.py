@@ -25,7 +25,7 @@ from games.engines import quiz as quiz_engine
 from games.quiz.answers import answer_text, knowledge_label
 from games.quiz.models import KIND_LABELS, QuizItem, QuizResponse
 from lms.classes.selectors import classes_taught_by
-from lms.models import ClassMember, Submission
+from lms.models import Assignment, ClassMember, Submission
 
 from . import analysis, memory
 from .models import MemoryState, Review
@@ -423,6 +423,15 @@ def _choices(answer: Any) -> tuple[str, ...]:
 def _question_text(item: Any) -> str:
     prompt = item.prompt
     return _shorten(str(prompt.get("text") or prompt.get("name") or ""), 70)
+
+
+def quiz_homework_of(school_class: Any) -> list[Assignment]:
+    """The class's quiz homework, each with an item analysis, newest first."""
+    return list(
+        Assignment.objects.filter(
+            school_class=school_class, kind=Assignment.Kind.QUIZ, quiz__isnull=False
+        ).order_by("-created", "-pk")
+    )
 
 
 def _first_attempts(assignment: Any, students: list[Any]) -> dict[int, Any]:

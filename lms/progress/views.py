@@ -121,6 +121,7 @@ def _class_context(school_class: Any) -> dict[str, Any]:
         "mastery": mastery,
         "rows": selectors.student_mastery_rows(students),
         "wrong_most": selectors.items_wrong_most(students),
+        "quiz_homework": selectors.quiz_homework_of(school_class),
         **_mastery_charts(mastery),
         **_weekly_charts(selectors.class_mastery_weekly(students)),
     }

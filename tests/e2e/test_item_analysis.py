@@ -59,6 +59,7 @@ def test_the_teacher_reads_the_item_analysis_on_a_desktop_and_a_phone(browsing, 
         open_page(phone, f"{demo_site.url}{path}")
         assert_fits_a_phone(phone, path)
         assert_accessible(browsing, phone, f"{path} (phone)")
+    expect(phone.get_by_role("link", name=f"Item analysis: {homework.title}")).to_be_visible()
     expect(phone.get_by_role("heading", name="Mastery by period, week by week")).to_be_visible()
     expect(
         phone.get_by_role("region", name="Mastery by period, week by week").get_by_role("row")

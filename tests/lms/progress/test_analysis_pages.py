@@ -146,7 +146,9 @@ def test_only_each_students_first_attempt_counts(hand_class):
     assert [row.stats.share_correct for row in result.items] == pytest.approx([0.5, 0.55, 0.5, 0.4])
 
 
-def test_the_page_shows_every_question_with_its_chart_and_table(hand_class, teacher):
+def test_the_page_shows_every_question_with_its_chart_and_table_and_is_linked_from_the_homework_and_progress(
+    hand_class, teacher
+):
     url = reverse("progress:analysis", args=[hand_class["class"].pk, hand_class["homework"].pk])
     page = signed_in(teacher).get(url)
     assert page.status_code == 200
@@ -157,6 +159,8 @@ def test_the_page_shows_every_question_with_its_chart_and_table(hand_class, teac
         reverse("lms:assignment", args=[hand_class["class"].pk, hand_class["homework"].pk])
     )
     assert url in detail.content.decode()
+    progress = signed_in(teacher).get(reverse("progress:class", args=[hand_class["class"].pk]))
+    assert url in progress.content.decode()  # the class's progress page lists it too
 
 
 def test_the_export_has_one_row_per_question_with_the_hand_computed_numbers(hand_class, teacher):
