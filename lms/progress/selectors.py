@@ -1,4 +1,5 @@
-"""Reading progress: what a student knows and what is due; a class's mastery and weak spots.
+"""Reading progress: what a student knows and what is due; a class's mastery and weak spots,
+over the weeks too; the item analysis of a quiz homework (computed in ``analysis``).
 
 Mastery of an item is the chance the student would recall it tomorrow (``memory.mastery``).
 Mastery of a period or theme is the mean over the symbols of that period or theme the
