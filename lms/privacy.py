@@ -140,6 +140,7 @@ def _attempts(student: Any) -> list[dict[str, Any]]:
                     "score": response.score,
                     "teacher_mark": response.teacher_mark,
                     "saved": _iso(response.saved_at),
+                    "first_answered": _iso(response.first_answered_at),
                 }
                 for response in attempt.responses.all()
             ],

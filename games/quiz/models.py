@@ -172,6 +172,14 @@ class QuizResponse(models.Model):
     item = models.ForeignKey(QuizItem, on_delete=models.CASCADE, related_name="responses")
     answer = models.JSONField(_("answer"), default=dict, blank=True)
     saved_at = models.DateTimeField(_("saved"))
+    #: The item analysis's clock (``lms.progress.analysis.answer_seconds``); empty for an
+    #: item never answered and for answers saved before it was kept.
+    first_answered_at = models.DateTimeField(
+        _("first answered"),
+        null=True,
+        blank=True,
+        help_text=_("When the student first saved an answer to this question (not an empty one)."),
+    )
     score = models.FloatField(_("score"), null=True, blank=True)
     needs_marking = models.BooleanField(_("waits for the teacher"), default=False)
     teacher_mark = models.FloatField(_("teacher's mark"), null=True, blank=True)

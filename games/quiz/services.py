@@ -653,7 +653,15 @@ def attempt_answer_save(
         response, _created = QuizResponse.objects.update_or_create(
             attempt=locked, item=item, defaults={"answer": clean, "saved_at": now}
         )
+        if response.first_answered_at is None and _answered(clean):
+            response.first_answered_at = now
+            response.save(update_fields=["first_answered_at"])
     return response
+
+
+def _answered(clean: Mapping[str, Any]) -> bool:
+    """Whether a stored answer says something (autosave also stores a cleared one)."""
+    return any(value not in (None, "", [], {}) for value in clean.values())
 
 
 def attempt_submit(

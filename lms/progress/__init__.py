@@ -12,5 +12,7 @@ Contract (kept stable for the quizzes and the games):
 - Namings in play (``games.NamingRecord``) are taken in by :func:`lms.progress.services.namings_absorb`
   before progress is read, so the play path stays as fast as it is.
 
-The scheduler is FSRS (the ``fsrs`` package); see :mod:`lms.progress.memory`.
+The scheduler is FSRS (the ``fsrs`` package); see :mod:`lms.progress.memory`. The item
+analysis of a quiz homework and mastery over the weeks are computed in
+:mod:`lms.progress.analysis` (pure), read by :mod:`lms.progress.selectors`.
 """

@@ -27,8 +27,15 @@ def _colour(percent: int) -> str:
     return "#b3261e"
 
 
-def bar_chart(rows: Sequence[tuple[str, int]], *, title: str) -> SafeString:
-    """A horizontal bar chart of percentages, one bar per ``(label, percent)`` row."""
+#: Bars of a chart whose colour says nothing of good or bad (a question's options).
+NEUTRAL = "#2f5d8a"
+
+
+def bar_chart(
+    rows: Sequence[tuple[str, int]], *, title: str, colours: Sequence[str] | None = None
+) -> SafeString:
+    """A horizontal bar chart of percentages, one bar per ``(label, percent)`` row;
+    ``colours`` (one per row) replace the colours that grade the percentage."""
     height = max(1, len(rows)) * (BAR_HEIGHT + GAP) + GAP
     parts = [
         format_html(
@@ -61,10 +68,86 @@ def bar_chart(rows: Sequence[tuple[str, int]], *, title: str) -> SafeString:
                 y,
                 BAR_WIDTH * percent // 100,
                 BAR_HEIGHT,
-                _colour(percent),
+                colours[index] if colours else _colour(percent),
                 LABEL_WIDTH + BAR_WIDTH + 6,
                 y + BAR_HEIGHT * 0.7,
                 percent,
+            )
+        )
+    parts.append(mark_safe("</svg>"))
+    return mark_safe("".join(parts))
+
+
+WEEK_WIDTH = 44
+ROW_HEIGHT = 48
+AXIS_HEIGHT = 28
+
+
+def weekly_chart(
+    rows: Sequence[tuple[str, Sequence[int | None]]], *, weeks: Sequence[str], title: str
+) -> SafeString:
+    """Small bar charts side by side: one row per ``(label, percents by week)``, one column
+    per week (``None``: nothing met yet, drawn as a dash). The height of each bar is the
+    percentage, so the trend reads without colour."""
+    width = LABEL_WIDTH + len(weeks) * WEEK_WIDTH + GAP
+    height = max(1, len(rows)) * (ROW_HEIGHT + GAP) + GAP + AXIS_HEIGHT
+    parts = [
+        format_html(
+            '<svg class="chart" viewBox="0 0 {} {}" role="img" aria-labelledby="{}" '
+            'xmlns="http://www.w3.org/2000/svg" preserveAspectRatio="xMinYMin meet">',
+            width,
+            height,
+            _chart_id(title),
+        ),
+        format_html('<title id="{}">{}</title>', _chart_id(title), title),
+    ]
+    for index, (label, percents) in enumerate(rows):
+        top = GAP + index * (ROW_HEIGHT + GAP)
+        short = label if len(label) <= 28 else label[:27] + "…"
+        parts.append(
+            format_html(
+                '<text x="{}" y="{}" text-anchor="end" font-size="16" fill="#1b1b1b">{}</text>'
+                '<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#6b6b6b"/>',
+                LABEL_WIDTH - 8,
+                top + ROW_HEIGHT * 0.6,
+                short,
+                LABEL_WIDTH,
+                top + ROW_HEIGHT,
+                width - GAP,
+                top + ROW_HEIGHT,
+            )
+        )
+        for week, percent in enumerate(percents):
+            x = LABEL_WIDTH + week * WEEK_WIDTH + 6
+            if percent is None:
+                parts.append(
+                    format_html(
+                        '<text x="{}" y="{}" font-size="16" fill="#1b1b1b">–</text>',
+                        x + 10,
+                        top + ROW_HEIGHT - 6,
+                    )
+                )
+                continue
+            percent = max(0, min(100, int(percent)))
+            bar = max(1, ROW_HEIGHT * percent // 100)
+            parts.append(
+                format_html(
+                    '<rect x="{}" y="{}" width="{}" height="{}" fill="{}"/>',
+                    x,
+                    top + ROW_HEIGHT - bar,
+                    WEEK_WIDTH - 12,
+                    bar,
+                    _colour(percent),
+                )
+            )
+    axis = GAP + len(rows) * (ROW_HEIGHT + GAP) + 18
+    for week, name in enumerate(weeks):
+        parts.append(
+            format_html(
+                '<text x="{}" y="{}" text-anchor="middle" font-size="13" fill="#1b1b1b">{}</text>',
+                LABEL_WIDTH + week * WEEK_WIDTH + WEEK_WIDTH // 2,
+                axis,
+                name,
             )
         )
     parts.append(mark_safe("</svg>"))

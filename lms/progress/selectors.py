@@ -1,4 +1,5 @@
-"""Reading progress: what a student knows and what is due; a class's mastery and weak spots.
+"""Reading progress: what a student knows and what is due; a class's mastery and weak spots,
+over the weeks too; the item analysis of a quiz homework (computed in ``analysis``).
 
 Mastery of an item is the chance the student would recall it tomorrow (``memory.mastery``).
 Mastery of a period or theme is the mean over the symbols of that period or theme the
@@ -12,18 +13,22 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from django.apps import apps
 from django.db.models import Count, F, Q, Sum
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import formats, timezone
+from django.utils.translation import gettext
 
+from games.engines import quiz as quiz_engine
+from games.quiz.answers import answer_text, knowledge_label
+from games.quiz.models import KIND_LABELS, QuizItem, QuizResponse
 from lms.classes.selectors import classes_taught_by
-from lms.models import ClassMember
+from lms.models import Assignment, ClassMember, Submission
 
-from . import memory
+from . import analysis, memory
 from .models import MemoryState, Review
 
 
@@ -379,3 +384,311 @@ def students_group_mastery(
             values[state.user_id][group].append(memory.mastery(state.card, now))
     wanted = [("period", pk) for pk in sorted(period_ids)] + [("theme", pk) for pk in sorted(theme_ids)]
     return {pk: {group: mastery_percent(values[pk].get(group, ())) for group in wanted} for pk in user_ids}
+
+
+# --- item analysis ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OptionCount:
+    """One option of a choice item: how many students picked it."""
+
+    label: str
+    right: bool
+    count: int
+    students: int
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.count / self.students) if self.students else 0
+
+
+@dataclass(frozen=True)
+class ItemAnalysis:
+    """One question of a quiz as the class answered it (``analysis.ItemStats`` with words)."""
+
+    number: int
+    kind: str
+    question: str
+    answer: str
+    stats: analysis.ItemStats
+    options: list[OptionCount]
+    no_choice: int
+
+    @property
+    def percent_correct(self) -> int | None:
+        share = self.stats.share_correct
+        return None if share is None else round(100 * share)
+
+    @property
+    def chart_label(self) -> str:
+        # Short enough for the chart's label column; the table beside it has the whole text.
+        return f"{self.number}. {_shorten(self.question or self.kind, 20)}"
+
+
+@dataclass(frozen=True)
+class QuizAnalysis:
+    items: list[ItemAnalysis]
+    #: Students whose first handed-in attempt is counted; the class's students.
+    counted: int
+    students: int
+    group_size: int
+
+
+#: Items answered by picking options: their choices are counted (distractor analysis).
+CHOICE_KINDS = frozenset(
+    {
+        quiz_engine.PICTURE_NAME,
+        quiz_engine.NAME_PICTURE,
+        quiz_engine.TEXT_SYMBOL,
+        quiz_engine.KNOWLEDGE,
+        quiz_engine.PERIOD,
+        quiz_engine.PERIODS,
+        quiz_engine.CHOICE,
+    }
+)
+
+
+def _option_label(item: Any, index: int, option: Any) -> str:
+    letter = quiz_engine.option_letter(index)
+    if item.kind == quiz_engine.KNOWLEDGE:
+        return knowledge_label(item.prompt.get("category", ""), str(option))
+    names = item.key.get("names") or {}
+    words = option.get("text") or option.get("label") or names.get(option.get("id"), "")
+    return f"{letter}) {words}" if words else f"{letter}) {gettext('(a picture)')}"
+
+
+def _option_ids(item: Any) -> list[str]:
+    options = item.prompt.get("options") or []
+    if item.kind == quiz_engine.KNOWLEDGE:
+        return [str(option) for option in options]
+    return [str(option["id"]) for option in options if isinstance(option, dict)]
+
+
+def _choices(answer: Any) -> tuple[str, ...]:
+    if not isinstance(answer, dict):
+        return ()
+    if answer.get("choice") not in (None, ""):
+        return (str(answer["choice"]),)
+    return tuple(str(choice) for choice in answer.get("choices") or ())
+
+
+def _question_text(item: Any) -> str:
+    prompt = item.prompt
+    return _shorten(str(prompt.get("text") or prompt.get("name") or ""), 70)
+
+
+def quiz_homework_of(school_class: Any) -> list[Assignment]:
+    """The class's quiz homework, each with an item analysis, newest first."""
+    return list(
+        Assignment.objects.filter(
+            school_class=school_class, kind=Assignment.Kind.QUIZ, quiz__isnull=False
+        ).order_by("-created", "-pk")
+    )
+
+
+def _first_attempts(assignment: Any, students: list[Any]) -> dict[int, Any]:
+    """Each student's first handed-in attempt at the homework (later ones have seen the questions)."""
+    first: dict[int, Any] = {}
+    submissions = (
+        Submission.objects.filter(
+            assignment=assignment,
+            student__in=students,
+            quiz_attempt__isnull=False,
+            quiz_attempt__submitted_at__isnull=False,
+        )
+        .select_related("quiz_attempt")
+        .order_by("student_id", "number")
+    )
+    for submission in submissions:
+        first.setdefault(submission.student_id, submission.quiz_attempt)
+    return first
+
+
+def quiz_analysis(assignment: Any, students: Iterable[Any]) -> QuizAnalysis:
+    """The item analysis of a quiz homework for the class's ``students`` (``analysis``)."""
+    students = list(students)
+    attempts = _first_attempts(assignment, students)
+    items = list(QuizItem.objects.filter(quiz_id=assignment.quiz_id).order_by("position"))
+    responses = QuizResponse.objects.filter(attempt__in=list(attempts.values()))
+    by_attempt: dict[int, dict[int, QuizResponse]] = defaultdict(dict)
+    for response in responses:
+        by_attempt[response.attempt_id][response.item_id] = response
+    totals = {student_id: float(attempt.score or 0) for student_id, attempt in attempts.items()}
+    answers: list[analysis.Answer] = []
+    for student_id, attempt in attempts.items():
+        mine = by_attempt.get(attempt.pk, {})
+        seconds = analysis.answer_seconds(
+            attempt.started_at,
+            {item.pk: getattr(mine.get(item.pk), "first_answered_at", None) for item in items},
+            handed_in=attempt.submitted_at,
+        )
+        for item in items:
+            response = mine.get(item.pk)
+            fraction: float | None = 0.0  # grading gives every item a row; none: scored 0
+            if response is not None:
+                # ``score`` is empty while the answer waits for the teacher's mark: left out.
+                fraction = (
+                    None if response.score is None else response.score / item.points if item.points else 0.0
+                )
+            answers.append(
+                analysis.Answer(
+                    student=student_id,
+                    item=item.pk,
+                    fraction=fraction,
+                    choices=_choices(response.answer) if response else (),
+                    seconds=seconds.get(item.pk),
+                )
+            )
+    groups = analysis.groups_form(totals, tie_break=lambda student_id: student_id)
+    rows = []
+    for item in items:
+        ids = _option_ids(item)
+        stats = analysis.item_stats(answers, totals, item=item.pk, options=ids, groups=groups)
+        right = item.key.get("answer")
+        right_ids = {str(value) for value in right} if isinstance(right, list) else {str(right)}
+        options = (
+            [
+                OptionCount(
+                    label=_option_label(item, index, option),
+                    right=option_id in right_ids,
+                    count=stats.choices.get(option_id, 0),
+                    students=len(attempts),
+                )
+                for index, (option_id, option) in enumerate(
+                    zip(ids, item.prompt.get("options") or [], strict=False)
+                )
+            ]
+            if item.kind in CHOICE_KINDS
+            else []
+        )
+        rows.append(
+            ItemAnalysis(
+                number=item.position,
+                kind=str(KIND_LABELS.get(item.kind, item.kind)),
+                question=_question_text(item),
+                answer=answer_text(item),
+                stats=stats,
+                options=options,
+                no_choice=stats.no_choice if options else 0,
+            )
+        )
+    return QuizAnalysis(
+        items=rows,
+        counted=len(attempts),
+        students=len(students),
+        group_size=analysis.group_size(len(attempts)),
+    )
+
+
+def quiz_analysis_table(result: QuizAnalysis) -> Table:
+    """The item analysis for export: one row per question."""
+    headers = [
+        gettext("Question"),
+        gettext("Kind"),
+        gettext("Asks"),
+        gettext("Right answer"),
+        gettext("Students"),
+        gettext("Share correct %"),
+        gettext("Upper group %"),
+        gettext("Lower group %"),
+        gettext("Discrimination"),
+        gettext("Median time (s)"),
+        gettext("Students timed"),
+        gettext("Choices"),
+    ]
+
+    def percent(value: float | None) -> Any:
+        return "" if value is None else round(100 * value, 1)
+
+    rows = []
+    for row in result.items:
+        stats = row.stats
+        choices = [f"{option.label}: {option.count}" for option in row.options]
+        if row.options:
+            choices.append(gettext("no choice: %(n)d") % {"n": row.no_choice})
+        rows.append(
+            [
+                row.number,
+                row.kind,
+                row.question,
+                row.answer,
+                stats.answered,
+                percent(stats.share_correct),
+                percent(stats.upper),
+                percent(stats.lower),
+                "" if stats.discrimination is None else round(stats.discrimination, 2),
+                "" if stats.median_seconds is None else round(stats.median_seconds, 1),
+                stats.timed,
+                "; ".join(choices),
+            ]
+        )
+    return Table(headers=headers, rows=rows)
+
+
+# --- mastery over weeks -------------------------------------------------------------------------
+
+#: How many weeks the class's progress page looks back (this one included).
+WEEKS = 8
+
+
+@dataclass(frozen=True)
+class Weekly:
+    """A group's mastery by period and by theme at the end of each week (percent; ``None``
+    before anyone met the period or theme). The current week ends now."""
+
+    weeks: list[date]  # the Monday each week starts
+    periods: list[tuple[str, list[int | None]]]
+    themes: list[tuple[str, list[int | None]]]
+
+
+def class_mastery_weekly(users: Iterable[Any], *, weeks: int = WEEKS, now: datetime | None = None) -> Weekly:
+    """Mastery by period and theme over the last ``weeks`` weeks (``analysis.mastery_by_week``)."""
+    now = now or timezone.now()
+    today = timezone.localdate(now)
+    monday = today - timedelta(days=today.weekday())
+    starts = [monday - timedelta(weeks=back) for back in range(weeks - 1, -1, -1)]
+    ends = [
+        timezone.make_aware(datetime.combine(start + timedelta(days=7), time())).astimezone(UTC)
+        for start in starts[:-1]
+    ] + [now.astimezone(UTC)]
+    rows = list(
+        Review.objects.filter(user__in=list(users), reviewed_at__lt=now).values_list(
+            "user_id", "item_key", "correct", "reviewed_at"
+        )
+    )
+    items = items_describe({row[1] for row in rows})
+    # One replay for both: labels are told apart by their first letter.
+    labels = {
+        key: [f"p{name}" for name in item.periods] + [f"t{name}" for name in item.themes]
+        for key, item in items.items()
+    }
+    result = analysis.mastery_by_week(
+        (
+            analysis.ReviewRow(user_id, key, float(correct), at.astimezone(UTC))
+            for user_id, key, correct, at in rows
+        ),
+        labels,
+        ends,
+    )
+
+    def percents(values: list[float | None]) -> list[int | None]:
+        return [None if value is None else round(100 * value) for value in values]
+
+    return Weekly(
+        weeks=starts,
+        periods=[(label[1:], percents(values)) for label, values in result.items() if label[0] == "p"],
+        themes=[(label[1:], percents(values)) for label, values in result.items() if label[0] == "t"],
+    )
+
+
+def weekly_table(weekly: Weekly) -> Table:
+    """Mastery over weeks for export: one row per period and theme, one column per week."""
+    headers = [gettext("Period or theme"), gettext("Name")] + [
+        formats.date_format(start, "SHORT_DATE_FORMAT") for start in weekly.weeks
+    ]
+    rows: list[list[Any]] = []
+    for kind, group in ((gettext("Period"), weekly.periods), (gettext("Theme"), weekly.themes)):
+        for label, values in group:
+            rows.append([kind, label, *("" if value is None else value for value in values)])
+    return Table(headers=headers, rows=rows)

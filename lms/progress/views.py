@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
+from django.utils import formats
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -18,10 +19,11 @@ from content.models import Symbol
 from content.permissions import content_visible_to
 from games.quiz import services as quizzes
 from lms.classes import spreadsheets
-from lms.classes.selectors import class_for_teacher, class_students
+from lms.classes.selectors import assignment_for_teacher, class_for_teacher, class_students
+from lms.models import Assignment
 
 from . import selectors, services
-from .charts import bar_chart
+from .charts import NEUTRAL, bar_chart, weekly_chart
 
 
 @login_required
@@ -91,6 +93,25 @@ def _mastery_charts(mastery: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _weekly_charts(weekly: selectors.Weekly) -> dict[str, Any]:
+    """Mastery over the weeks by period and by theme: a chart each, its table beside it."""
+    weeks = [formats.date_format(start, "j.m") for start in weekly.weeks]
+    return {
+        "weekly": weekly,
+        "week_labels": [formats.date_format(start, "SHORT_DATE_FORMAT") for start in weekly.weeks],
+        "period_weeks_chart": weekly_chart(
+            weekly.periods, weeks=weeks, title=_("Mastery by period, week by week")
+        )
+        if weekly.periods
+        else None,
+        "theme_weeks_chart": weekly_chart(
+            weekly.themes, weeks=weeks, title=_("Mastery by theme, week by week")
+        )
+        if weekly.themes
+        else None,
+    }
+
+
 def _class_context(school_class: Any) -> dict[str, Any]:
     students = _students_absorbed(school_class)
     mastery = selectors.class_mastery(students)
@@ -100,7 +121,9 @@ def _class_context(school_class: Any) -> dict[str, Any]:
         "mastery": mastery,
         "rows": selectors.student_mastery_rows(students),
         "wrong_most": selectors.items_wrong_most(students),
+        "quiz_homework": selectors.quiz_homework_of(school_class),
         **_mastery_charts(mastery),
+        **_weekly_charts(selectors.class_mastery_weekly(students)),
     }
 
 
@@ -148,6 +171,80 @@ def class_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     name = f"progress-{slugify(school_class.name) or pk}.{fmt}"
     if fmt == "xlsx":
         return spreadsheets.xlsx_response(data.headers, data.rows, filename=name, title=_("Progress"))
+    return spreadsheets.csv_response(data.headers, data.rows, filename=name)
+
+
+@login_required
+@require_GET
+def class_weeks_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    """The class's mastery by period and theme week by week, as CSV or XLSX."""
+    school_class = _taught_class(request, pk)
+    if fmt not in ("csv", "xlsx"):
+        raise Http404
+    data = selectors.weekly_table(selectors.class_mastery_weekly(_students_absorbed(school_class)))
+    name = f"progress-weeks-{slugify(school_class.name) or pk}.{fmt}"
+    if fmt == "xlsx":
+        return spreadsheets.xlsx_response(data.headers, data.rows, filename=name, title=_("Progress by week"))
+    return spreadsheets.csv_response(data.headers, data.rows, filename=name)
+
+
+def _quiz_homework(request: HttpRequest, pk: int, assignment_pk: int) -> tuple[Any, Assignment]:
+    """A quiz homework of a class the teacher owns or co-teaches; 404 for anything else."""
+    school_class = _taught_class(request, pk)
+    assignment = assignment_for_teacher(request.user, school_class, assignment_pk)
+    if assignment is None or assignment.kind != Assignment.Kind.QUIZ or assignment.quiz_id is None:
+        raise Http404
+    return school_class, assignment
+
+
+@login_required
+@require_GET
+def homework_analysis(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
+    """Item analysis of a quiz homework: per question, share correct, discrimination,
+    the options chosen and the time taken (``lms.progress.analysis``)."""
+    school_class, assignment = _quiz_homework(request, pk, assignment_pk)
+    result = selectors.quiz_analysis(assignment, class_students(school_class))
+    chart = (
+        bar_chart(
+            [(row.chart_label, row.percent_correct or 0) for row in result.items],
+            title=_("Share correct by question"),
+        )
+        if result.counted
+        else None
+    )
+    choice_charts = {
+        row.number: bar_chart(
+            [(option.label + (" ✓" if option.right else ""), option.percent) for option in row.options],
+            title=_("Question %(number)d: options chosen") % {"number": row.number},
+            colours=[NEUTRAL] * len(row.options),
+        )
+        for row in result.items
+        if row.options and result.counted
+    }
+    return render(
+        request,
+        "progress/homework_analysis.html",
+        {
+            "school_class": school_class,
+            "assignment": assignment,
+            "result": result,
+            "chart": chart,
+            "rows": [(row, choice_charts.get(row.number)) for row in result.items],
+        },
+    )
+
+
+@login_required
+@require_GET
+def homework_analysis_export(request: HttpRequest, pk: int, assignment_pk: int, fmt: str) -> HttpResponse:
+    """The item analysis as CSV or XLSX: one row per question."""
+    school_class, assignment = _quiz_homework(request, pk, assignment_pk)
+    if fmt not in ("csv", "xlsx"):
+        raise Http404
+    data = selectors.quiz_analysis_table(selectors.quiz_analysis(assignment, class_students(school_class)))
+    name = f"item-analysis-{slugify(assignment.title) or assignment.pk}.{fmt}"
+    if fmt == "xlsx":
+        return spreadsheets.xlsx_response(data.headers, data.rows, filename=name, title=_("Item analysis"))
     return spreadsheets.csv_response(data.headers, data.rows, filename=name)
 
 

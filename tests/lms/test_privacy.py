@@ -99,6 +99,8 @@ def test_the_export_holds_the_account_grades_answers_games_and_lms_identity(teac
     ]
     [attempt] = data["quiz_attempts"]
     assert len(attempt["answers"]) == QuizAttempt.objects.get(student=zuzanna).responses.count() > 0
+    # The item analysis's clock is hers too.
+    assert all("first_answered" in answer for answer in attempt["answers"])
     assert [g["session"] for g in data["games"]] == [lesson["session"].pk]
     assert data["lms_identities"] == [
         {"platform": "https://moodle.example.org", "name": "Zuzanna Kowalczyk", "email": "z@example.org"}

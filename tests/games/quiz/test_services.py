@@ -316,6 +316,25 @@ def test_autosave_replaces_the_answer_and_resume_finds_the_attempt(published_qui
     assert selectors.attempt_responses(again)[item.pk].answer == first
 
 
+def test_the_first_answer_to_an_item_is_timed_once_and_a_cleared_one_is_not(published_quiz, student):
+    attempt = services.attempt_start(quiz=published_quiz, student=student)
+    item = published_quiz.items.exclude(kind__in=["picture_name_typed", "know"]).first()
+    start = attempt.started_at
+    services.attempt_answer_save(
+        attempt=attempt, item_id=item.pk, answer={}, now=start + timedelta(seconds=5)
+    )
+    assert QuizResponse.objects.get(attempt=attempt, item=item).first_answered_at is None
+    services.attempt_answer_save(
+        attempt=attempt, item_id=item.pk, answer=right_answer(item), now=start + timedelta(seconds=30)
+    )
+    services.attempt_answer_save(
+        attempt=attempt, item_id=item.pk, answer={}, now=start + timedelta(seconds=50)
+    )
+    response = QuizResponse.objects.get(attempt=attempt, item=item)
+    assert response.first_answered_at == start + timedelta(seconds=30)
+    assert response.saved_at == start + timedelta(seconds=50)
+
+
 def test_a_bad_answer_is_refused_and_changes_nothing(published_quiz, student):
     attempt = services.attempt_start(quiz=published_quiz, student=student)
     item = published_quiz.items.exclude(kind__in=["picture_name_typed", "know"]).first()
