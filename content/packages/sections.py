@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -431,10 +431,6 @@ def section_register(section: Section, *, kinds: dict[str, Any] | None = None) -
     """Add a part to the package format (a higher app's content, e.g. quizzes)."""
     SECTIONS[section.name] = section
     KINDS.update(kinds or {})
-
-
-def sections() -> Iterator[Section]:
-    return iter(SECTIONS.values())
 
 
 def _taken_note(item: Item, imported: str, copied: str) -> None:

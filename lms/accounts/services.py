@@ -27,7 +27,7 @@ from lms.models import ClassMember, LoginCard, Role, SchoolClass, User
 from lms.services import user_create
 
 from .cards import card_secret_new
-from .roster import RosterError, RosterRow, username_base, username_problem
+from .roster import RosterRow, username_base, username_problem
 
 #: The most new accounts that may wait for the teacher's approval in one class.
 PENDING_MAX = 60
@@ -153,10 +153,6 @@ def class_create_with_students(
     """A new class and its students from a list, in one go: if the list is refused, no class either."""
     school_class = class_services.class_create(teacher=teacher, name=name)
     return school_class, class_students_create(school_class=school_class, by=teacher, rows=rows)
-
-
-def roster_error(error: RosterError) -> AccountError:
-    return AccountError("invalid_list", str(error), error.problems)
 
 
 @transaction.atomic
