@@ -85,6 +85,11 @@ def _map_pool(
             entry = {**entry, "key": keys(str(entry.get("key", "")))}
             if picture:
                 entry["picture"] = pictures(str(entry.get("picture") or "")) if entry.get("picture") else ""
+            if "options" in entry:  # a teacher's question: its options may have pictures
+                entry["options"] = [
+                    {**option, "picture": pictures(str(option["picture"])) if option.get("picture") else ""}
+                    for option in entry["options"]
+                ]
             mapped.append(entry)
         return mapped
 
@@ -94,6 +99,7 @@ def _map_pool(
         "know": entries("know"),
         "periods": list(pool.get("periods", [])),
         "themes": list(pool.get("themes", [])),
+        "questions": entries("questions", picture=True),
     }
 
 
@@ -166,7 +172,9 @@ def _item_shape_problem(kind: str, prompt: dict[str, Any], key: dict[str, Any]) 
 
 
 #: The fields of a pool's entries and what each holds (``games.engines.quiz.Pool``).
-_TEXT, _TEXTS, _NUMBER = "text", "texts", "number"
+_TEXT, _TEXTS, _NUMBER, _OPTIONS = "text", "texts", "number", "options"
+#: The fields of a teacher's question's options (``games.engines.quiz.OptionEntry``).
+OPTION_FIELDS = {"text": str, "picture": str, "correct": bool, "date": str, "match": str}
 POOL_FIELDS = {
     "symbols": {
         "key": _TEXT,
@@ -178,6 +186,7 @@ POOL_FIELDS = {
         "outline": _TEXT,
         "picture": _TEXT,
         "weight": _NUMBER,
+        "date": _TEXT,
     },
     "knowledge": {
         "key": _TEXT,
@@ -190,6 +199,15 @@ POOL_FIELDS = {
     "know": {"key": _TEXT, "question": _TEXT, "best_answers": _TEXTS, "weight": _NUMBER},
     "periods": {"key": _TEXT, "label": _TEXT},
     "themes": {"key": _TEXT, "label": _TEXT},
+    "questions": {
+        "key": _TEXT,
+        "kind": _TEXT,
+        "text": _TEXT,
+        "options": _OPTIONS,
+        "picture": _TEXT,
+        "explanation": _TEXT,
+        "weight": _NUMBER,
+    },
 }
 
 
@@ -200,6 +218,14 @@ def _fits(value: Any, kind: str) -> bool:
         return _strings(value)
     if kind == _NUMBER:
         return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+    if kind == _OPTIONS:
+        return isinstance(value, list) and all(
+            isinstance(option, dict)
+            and all(
+                name in OPTION_FIELDS and isinstance(v, OPTION_FIELDS[name]) for name, v in option.items()
+            )
+            for option in value
+        )
     return (isinstance(value, int) and not isinstance(value, bool)) or _strings(value)  # an answer
 
 
@@ -222,6 +248,13 @@ def _pool_fits(pool: dict[str, Any]) -> bool:
     except (TypeError, ValueError, KeyError, AttributeError):
         return False
     return True
+
+
+def _pool_pictures(pool: dict[str, Any]) -> list[str]:
+    """The pictures a pool names: its symbols', its questions' and their options'."""
+    found = [str(e.get("picture")) for part in ("symbols", "questions") for e in pool.get(part, [])]
+    found += [str(o.get("picture")) for e in pool.get("questions", []) for o in e.get("options", [])]
+    return [name for name in found if name and name != "None"]
 
 
 def _whole(value: Any, maximum: int) -> bool:
@@ -327,9 +360,8 @@ class QuizSection(Section):
                 where, _('"pool" is not the pool of a quiz: its parts or their fields are wrong.')
             )
             return
-        for entry_picture in (e.get("picture") for e in entry["pool"].get("symbols", [])):
-            if entry_picture:
-                ctx.picture(str(entry_picture), where)
+        for entry_picture in _pool_pictures(entry["pool"]):
+            ctx.picture(entry_picture, where)
         for index, data in enumerate(entry["items"]):
             at = f"{where}, items[{index}]"
             problem = _item_shape_problem(data["kind"], data["prompt"], data["key"])

@@ -275,3 +275,22 @@ def test_a_quiz_not_built_yet_is_not_exported(teacher, quiz):
     Quiz.objects.filter(pk=quiz.pk).update(state="running")
     response = signed_in(teacher).get(reverse("quiz:package", args=[quiz.pk]), follow=True)
     assert "The quiz is not built yet" in response.content.decode()
+
+
+def test_a_pool_with_dated_symbols_and_a_teachers_question_fits_and_a_bad_option_does_not():
+    from games.quiz.packages import _pool_fits
+
+    question = {
+        "key": "question:1",
+        "kind": "choice",
+        "text": "Która?",
+        "options": [{"text": "A", "picture": "pictures/a.png", "correct": True}, {"text": "B"}],
+        "picture": "",
+        "explanation": "",
+        "weight": 1.0,
+    }
+    symbol = {"key": "symbol:1", "name": "Orzeł", "date": "1918-11-11", "weight": 1.0}
+    assert _pool_fits({"symbols": [symbol], "questions": [question]})
+    bad = {**question, "options": [{"text": "A", "correct": "yes"}]}
+    assert not _pool_fits({"questions": [bad]})
+    assert not _pool_fits({"questions": [{**question, "options": [{"text": "A", "secret": "x"}]}]})
