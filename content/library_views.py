@@ -110,7 +110,7 @@ def library_index(request: HttpRequest) -> HttpResponse:
         _("Library"),
         form=form,
         entries=entries,
-        searched=bool(filters),
+        searched=form.is_bound,
         mine=LibraryEntry.objects.filter(owner=request.user).order_by("-created")[:50],
     )
 
