@@ -156,11 +156,19 @@ def test_a_copied_symbols_picture_is_a_file_of_its_own(teacher, other_teacher, s
 def test_activity_cards_knowledge_questions_and_boards_are_copied(teacher, other_teacher):
     card = ActivityCardFactory(owner=teacher, title="Wojna", status=Status.DRAFT)
     question = KnowledgeQuestionFactory(owner=teacher, status=Status.DRAFT)
-    board = KnowledgeBoard.objects.filter(status=Status.PUBLISHED).first()
+    default = KnowledgeBoard.objects.get()
+    board = KnowledgeBoard.objects.create(
+        owner=teacher,
+        name="Plansza klasy 7b",
+        spaces=default.spaces,
+        finish=default.finish,
+        opponent_start=default.opponent_start,
+        opponent_start_hard=default.opponent_start_hard,
+    )
     cards = library.library_publish(
         user=teacher, kind=Kind.ACTIVITY_CARDS, rows={"activity_cards": [card.pk]}, title="Karty"
     )
-    knowledge_rows = {"knowledge_questions": [question.pk]}
+    knowledge_rows = {"knowledge_questions": [question.pk], "knowledge_boards": [board.pk]}
     knowledge = library.library_publish(
         user=teacher, kind=Kind.KNOWLEDGE, rows=knowledge_rows, title="Pytania"
     )
@@ -175,7 +183,22 @@ def test_activity_cards_knowledge_questions_and_boards_are_copied(teacher, other
     ]
     copied_question = KnowledgeQuestion.objects.get(owner=other_teacher)
     assert (copied_question.front, copied_question.copied_from) == (question.front, knowledge)
-    assert board is None or not KnowledgeBoard.objects.filter(owner=other_teacher).exists()
+    copied_board = KnowledgeBoard.objects.get(owner=other_teacher)
+    assert (copied_board.name, copied_board.spaces, copied_board.copied_from) == (
+        "Plansza klasy 7b",
+        board.spaces,
+        knowledge,
+    )
+    assert copied_board.status == Status.DRAFT
+
+
+def test_an_entry_holds_only_the_content_of_its_game(teacher):
+    card = ActivityCardFactory(owner=teacher)
+    with pytest.raises(library.LibraryError, match="nothing to publish"):
+        library.library_publish(
+            user=teacher, kind=Kind.KNOW_QUESTIONS, rows={"activity_cards": [card.pk]}, title="Pomylone"
+        )
+    assert not LibraryEntry.objects.exists()
 
 
 def test_an_unpublished_or_missing_entry_is_not_copied(teacher, other_teacher, symbol_set):
