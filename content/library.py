@@ -61,8 +61,6 @@ SECTION_MODELS: dict[str, type[Model]] = {
     "knowledge_boards": KnowledgeBoard,
     "know_questions": KnowQuestion,
 }
-#: What a copy writes, by part: the entry's parts and the symbols of a set.
-COPIED_MODELS: dict[str, type[Model]] = {**SECTION_MODELS, "symbols": Symbol}
 #: The parts each kind of entry may hold.
 KIND_SECTIONS: dict[str, tuple[str, ...]] = {
     Kind.SYMBOL_SET: ("symbol_sets",),
@@ -281,10 +279,13 @@ def library_copy(*, user: Any, entry_id: int) -> tuple[LibraryEntry, dict[str, l
             )
         try:
             written = package_copy(
-                user=user, source_user=entry.owner, kind=entry.kind, title=entry.title, rows=rows
+                user=user,
+                source_user=entry.owner,
+                kind=entry.kind,
+                title=entry.title,
+                rows=rows,
+                copied_from=entry,
             )
         except PackageError as error:
             raise LibraryError(" ".join(error.messages)) from error
-        for section, pks in written.items():
-            COPIED_MODELS[section]._default_manager.filter(pk__in=pks).update(copied_from=entry)
     return entry, written

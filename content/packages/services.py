@@ -191,7 +191,13 @@ def knowledge_export(
 
 
 def package_copy(
-    *, user: Any, source_user: Any, kind: str, title: str, rows: Mapping[str, Iterable[Any]]
+    *,
+    user: Any,
+    source_user: Any,
+    kind: str,
+    title: str,
+    rows: Mapping[str, Iterable[Any]],
+    copied_from: Any = None,
 ) -> dict[str, list[int]]:
     """Copy ``rows`` (by section) for ``user``, as exporting them to a package and importing
     it at once would: one transaction, new identifiers, ``user``'s drafts.
@@ -199,8 +205,8 @@ def package_copy(
     ``source_user`` is who shares the rows (a library entry's publisher): the package holds
     what they may see. What the rows refer to (a set's symbols) is used as it is when
     ``user`` already sees the very same content here, and copied otherwise. Returns the
-    primary keys written, by section; ``PackageError`` (nothing written) when the content
-    cannot be copied.
+    primary keys written, by section; every row written names ``copied_from`` (a library
+    entry) when given. ``PackageError`` (nothing written) when the content cannot be copied.
     """
     _author(user)
     exporter = Exporter(source_user)
@@ -230,6 +236,11 @@ def package_copy(
                 row = SECTIONS[item.section].write(item, plan.ctx, copy=True)
                 plan.ctx.resolved[(item.section, item.uid)] = row
                 written.setdefault(item.section, []).append(row.pk)
+            if copied_from is not None:
+                for section, pks in written.items():
+                    SECTIONS[section].model._default_manager.filter(pk__in=pks).update(
+                        copied_from=copied_from
+                    )
     except BaseException:
         imports.files_delete(stored, what="A copy")
         raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import PermissionDenied
 from django.core.files.storage import default_storage
+from django.db import DatabaseError
 
 from content import library
 from content.models import (
@@ -18,6 +19,7 @@ from content.models import (
     SymbolSet,
     Visibility,
 )
+from content.packages import sections
 from tests.factories import (
     ActivityCardFactory,
     CollectionFactory,
@@ -210,6 +212,23 @@ def test_an_unpublished_or_missing_entry_is_not_copied(teacher, other_teacher, s
     with pytest.raises(library.LibraryError, match="not in the library"):
         library.library_copy(user=other_teacher, entry_id=entry.pk + 1000)
     assert not SymbolSet.objects.filter(owner=other_teacher).exists()
+
+
+def test_a_copy_that_fails_midway_leaves_nothing_written(teacher, other_teacher, symbol_set, monkeypatch):
+    Symbol.objects.filter(number=7).update(status=Status.DRAFT)  # its picture is copied too
+    entry = _publish_set(teacher, symbol_set)
+    files_before = set(default_storage.listdir("symbols")[1])
+
+    def refuse(*args, **kwargs):
+        raise DatabaseError("the disk is full")
+
+    monkeypatch.setattr(sections.SymbolSetSection, "write", refuse)
+    with pytest.raises(DatabaseError):
+        library.library_copy(user=other_teacher, entry_id=entry.pk)
+
+    assert not Symbol.objects.filter(owner=other_teacher).exists()
+    assert not SymbolSet.objects.filter(owner=other_teacher).exists()
+    assert set(default_storage.listdir("symbols")[1]) == files_before
 
 
 def test_unpublishing_keeps_the_copies(teacher, other_teacher, symbol_set):
