@@ -29,7 +29,7 @@ from games.engines.knowledge_board import board_from_dict, board_svg
 from games.engines.knowledge_board import move_lengths as board_move_lengths
 from games.engines.quiz import OptionEntry
 
-from . import services
+from . import library, services
 from .admin_actions import ImportExportLinksMixin, export_package, export_selected, publish_to_library
 from .admin_decks import print_selected_activity_cards, print_selected_knowledge_questions
 from .answers import AnswerError, answer_format, answer_parse
@@ -45,6 +45,7 @@ from .models import (
     KnowledgeBoard,
     KnowledgeQuestion,
     KnowQuestion,
+    LibraryEntry,
     Period,
     QuizQuestion,
     QuizQuestionOption,
@@ -756,6 +757,35 @@ class KnowQuestionForm(forms.ModelForm):
         if any(len(answer) > 500 for answer in answers):
             raise ValidationError(_("An answer has at most 500 characters."))
         return answers
+
+
+@admin.register(LibraryEntry)
+class LibraryEntryAdmin(admin.ModelAdmin):
+    """Admins' overview of the library (teachers use the library's own pages): read-only,
+    with taking an entry out through the library's service."""
+
+    list_display = ("title", "kind", "language", "owner", "published", "created", "page")
+    list_filter = ("kind", "published", "language")
+    search_fields = ("title", "description")
+    actions = ["take_out"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [field.name for field in self.model._meta.get_fields() if field.concrete] + ["page"]
+
+    @admin.display(description=_("in the library"))
+    def page(self, obj: LibraryEntry) -> str:
+        return format_html(
+            '<a href="{}">{}</a>', reverse("content:library_entry", args=[obj.pk]), _("Open the entry")
+        )
+
+    @admin.action(description=_("Take the selected entries out of the library"))
+    def take_out(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        for entry in queryset.filter(published=True):
+            library.library_unpublish(user=request.user, entry=entry)
+        self.message_user(request, _("The copies teachers made stay theirs."), messages.SUCCESS)
 
 
 @admin.register(KnowQuestion)

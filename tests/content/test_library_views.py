@@ -198,3 +198,19 @@ def test_publishing_another_teachers_content_is_refused_with_a_message(client, t
     assert response.status_code == 200
     assert "only your own content" in response.content.decode()
     assert not LibraryEntry.objects.exists()
+
+
+def test_admins_see_the_library_in_the_admin_and_take_entries_out_teachers_do_not(
+    client, admin_user, other_teacher, entry
+):
+    changelist = reverse("admin:content_libraryentry_changelist")
+    client.force_login(other_teacher)
+    assert client.get(changelist).status_code == 403
+    client.force_login(admin_user)
+    assert "Znaki Powstania" in client.get(changelist).content.decode()
+    assert client.get(reverse("admin:content_libraryentry_change", args=[entry.pk])).status_code == 200
+
+    client.post(changelist, {"action": "take_out", "_selected_action": [entry.pk]})
+
+    entry.refresh_from_db()
+    assert not entry.published
