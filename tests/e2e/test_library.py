@@ -133,7 +133,18 @@ def test_a_teacher_publishes_a_set_and_a_colleague_finds_previews_and_copies_it(
     expect(row).to_contain_text("Znaki Polski Walczącej")
     checked(phone, "the list of symbol sets with a copy", width=PHONE)
 
-    # She takes it out of the library; the copy stays.
+    # On her phone she publishes her adapted copy in turn, by keyboard.
+    phone.goto(site.url + f"{reverse('content:library_publish')}?model=symbolset&ids={copy.pk}")
+    checked(phone, "the publish page on a phone", width=PHONE)
+    title = phone.get_by_label("Title")
+    expect(title).to_have_value("Znaki 1944 – moja klasa")
+    title.focus()
+    with phone.expect_navigation():
+        phone.keyboard.press("Enter")
+    mine = LibraryEntry.objects.get(owner=colleague)
+    assert mine.symbol_set == copy and mine.published
+
+    # The first teacher takes hers out of the library; the copy stays.
     page.goto(site.url + reverse("content:library_entry", args=[entry.pk]))
     with page.expect_navigation():
         page.get_by_role("button", name="Take out of the library").click()
