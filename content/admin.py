@@ -29,8 +29,8 @@ from games.engines.knowledge_board import board_from_dict, board_svg
 from games.engines.knowledge_board import move_lengths as board_move_lengths
 from games.engines.quiz import OptionEntry
 
-from . import services
-from .admin_actions import ImportExportLinksMixin, export_package, export_selected
+from . import library, services
+from .admin_actions import ImportExportLinksMixin, export_package, export_selected, publish_to_library
 from .admin_decks import print_selected_activity_cards, print_selected_knowledge_questions
 from .answers import AnswerError, answer_format, answer_parse
 from .decks import deck_options
@@ -45,6 +45,7 @@ from .models import (
     KnowledgeBoard,
     KnowledgeQuestion,
     KnowQuestion,
+    LibraryEntry,
     Period,
     QuizQuestion,
     QuizQuestionOption,
@@ -68,6 +69,29 @@ class AuthoredAdmin(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         return content_visible_to(request.user, super().get_queryset(request))
 
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+        # "Copy to my content" lists the copies of one library entry.
+        return lookup == "copied_from__id__exact" or super().lookup_allowed(lookup, value, request)
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        fieldsets = list(super().get_fieldsets(request, obj))
+        if obj is not None and obj.copied_from_id:
+            fieldsets.append((_("From the library"), {"fields": ("copied_from_link",)}))
+        return fieldsets
+
+    @admin.display(description=_("copied from the library"))
+    def copied_from_link(self, obj: Any) -> str:
+        entry = obj.copied_from
+        if entry is None:
+            return "–"
+        who = entry.owner.get_full_name() or entry.owner.get_username()
+        return format_html(
+            '<a href="{}">{}</a> ({})',
+            reverse("content:library_entry", args=[entry.pk]),
+            entry.title,
+            _("published by %(who)s") % {"who": who},
+        )
+
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         if not super().has_change_permission(request, obj):
             return False
@@ -79,7 +103,7 @@ class AuthoredAdmin(admin.ModelAdmin):
         return obj is None or can_delete(request.user, obj)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
-        fields = tuple(super().get_readonly_fields(request, obj))
+        fields = (*super().get_readonly_fields(request, obj), "copied_from_link")
         if not request.user.is_admin:
             fields += ("owner",)
             if obj is not None and obj.owner_id != request.user.pk:
@@ -388,13 +412,13 @@ class SymbolSetMemberInline(ParentEditableInline, SortableTabularInline):
 
 @admin.register(SymbolSet)
 class SymbolSetAdmin(SortableAdminBase, AuthoredAdmin):
-    list_display = ("name", "size", "decks_summary", "visibility", "owner")
+    list_display = ("name", "size", "decks_summary", "visibility", "owner", "copied_from_link")
     list_filter = ("visibility",)
     search_fields = ("name", "slug", "description")
     prepopulated_fields = {"slug": ("name",)}
     inlines = [SymbolSetMemberInline]
     filter_horizontal = ("editors",)
-    actions = [export_package]
+    actions = [export_package, publish_to_library]
     readonly_fields = ("decks", "created", "updated")
     fieldsets = (
         (None, {"fields": ("name", "slug", "description", "visibility")}),
@@ -403,7 +427,12 @@ class SymbolSetAdmin(SortableAdminBase, AuthoredAdmin):
     )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
-        return super().get_queryset(request).annotate(n_members=Count("members", distinct=True))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(n_members=Count("members", distinct=True))
+            .select_related("owner", "copied_from__owner")
+        )
 
     @admin.display(description=_("symbols"), ordering="n_members")
     def size(self, obj: Any) -> int:
@@ -490,7 +519,14 @@ class ActivityCardAdmin(ImportExportLinksMixin, AuthoredAdmin):
     search_fields = ("title", "terms__text")
     filter_horizontal = ("tags", "editors")
     inlines = [ActivityTermInline]
-    actions = ["publish", "unpublish", export_selected, export_package, print_selected_activity_cards]
+    actions = [
+        "publish",
+        "unpublish",
+        export_selected,
+        export_package,
+        publish_to_library,
+        print_selected_activity_cards,
+    ]
     fieldsets = (
         (None, {"fields": ("title", "language", "status", "tags")}),
         (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),
@@ -560,7 +596,14 @@ class KnowledgeQuestionAdmin(ImportExportLinksMixin, AuthoredAdmin):
     list_filter = ("category", "status", "language", "tags")
     search_fields = ("front", "back", "source")
     filter_horizontal = ("tags", "editors")
-    actions = ["publish", "unpublish", export_selected, export_package, print_selected_knowledge_questions]
+    actions = [
+        "publish",
+        "unpublish",
+        export_selected,
+        export_package,
+        publish_to_library,
+        print_selected_knowledge_questions,
+    ]
     fieldsets = (
         (None, {"fields": ("category", "front", "back", "answer", "source", "language", "status", "tags")}),
         (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),
@@ -631,7 +674,7 @@ class KnowledgeBoardAdmin(AuthoredAdmin):
     list_filter = ("status",)
     search_fields = ("name", "description")
     filter_horizontal = ("editors",)
-    actions = ["publish", "unpublish", export_package]
+    actions = ["publish", "unpublish", export_package, publish_to_library]
     readonly_fields = ("preview", "move_lengths", "created", "updated")
     fieldsets = (
         (None, {"fields": ("name", "description", "status")}),
@@ -716,6 +759,35 @@ class KnowQuestionForm(forms.ModelForm):
         return answers
 
 
+@admin.register(LibraryEntry)
+class LibraryEntryAdmin(admin.ModelAdmin):
+    """Admins' overview of the library (teachers use the library's own pages): read-only,
+    with taking an entry out through the library's service."""
+
+    list_display = ("title", "kind", "language", "owner", "published", "created", "page")
+    list_filter = ("kind", "published", "language")
+    search_fields = ("title", "description")
+    actions = ["take_out"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [field.name for field in self.model._meta.get_fields() if field.concrete] + ["page"]
+
+    @admin.display(description=_("in the library"))
+    def page(self, obj: LibraryEntry) -> str:
+        return format_html(
+            '<a href="{}">{}</a>', reverse("content:library_entry", args=[obj.pk]), _("Open the entry")
+        )
+
+    @admin.action(description=_("Take the selected entries out of the library"))
+    def take_out(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        for entry in queryset.filter(published=True):
+            library.library_unpublish(user=request.user, entry=entry)
+        self.message_user(request, _("The copies teachers made stay theirs."), messages.SUCCESS)
+
+
 @admin.register(KnowQuestion)
 class KnowQuestionAdmin(AuthoredAdmin):
     """Questions kept from Know games: the teacher edits them and uses them in quizzes."""
@@ -725,7 +797,7 @@ class KnowQuestionAdmin(AuthoredAdmin):
     list_filter = ("status", "language", "tags")
     search_fields = ("text", "source")
     filter_horizontal = ("tags", "editors")
-    actions = ["publish", "unpublish", export_package]
+    actions = ["publish", "unpublish", export_package, publish_to_library]
     readonly_fields = ("created", "updated", "created_from", "question_number")
     fieldsets = (
         (None, {"fields": ("text", "answers", "source", "language", "status", "tags")}),

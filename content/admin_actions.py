@@ -3,18 +3,20 @@
 ``ImportExportLinksMixin`` puts "Import" and "Export" buttons on a changelist (they
 lead to the import page and to ``content:export``, which exports every row the user
 may see); ``export_selected`` is an admin action that exports the selected rows, and
-``export_package`` one that exports them as a Talia package (``content/packages``).
+``export_package`` one that exports them as a Talia package (``content/packages``);
+``publish_to_library`` leads to the page that publishes them to the school's library.
 """
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db.models import QuerySet
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
@@ -160,3 +162,14 @@ def export_package(
         modeladmin.message_user(request, str(error), messages.ERROR)
         return None
     raise LookupError(f"{model.__name__} has no package export.")
+
+
+@admin.action(description=_("Publish to the library"))
+def publish_to_library(
+    modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any]
+) -> HttpResponseRedirect:
+    """The publish page (``content:library_publish``) for the selected items; it publishes
+    only the user's own."""
+    ids = ",".join(str(pk) for pk in queryset.order_by("pk").values_list("pk", flat=True)[:1000])
+    query = urlencode({"model": modeladmin.model._meta.model_name, "ids": ids})
+    return HttpResponseRedirect(f"{reverse('content:library_publish')}?{query}")

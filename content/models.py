@@ -66,6 +66,16 @@ class AuthoredContent(models.Model):
         editable=False,
         help_text=_("The same in every Talia this content is exported to."),
     )
+    #: The library entry this row was copied from ("Copy to my content", ``content.library``).
+    copied_from = models.ForeignKey(
+        "content.LibraryEntry",
+        verbose_name=_("copied from the library"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="+",
+    )
     created = models.DateTimeField(_("created"), auto_now_add=True)
     updated = models.DateTimeField(_("updated"), auto_now=True)
 
@@ -672,6 +682,62 @@ class QuizQuestionOption(models.Model):
 
     def __str__(self) -> str:
         return self.text or self.match or str(_("(picture)"))
+
+
+class LibraryEntry(models.Model):
+    """Content a teacher published to the school's library (``content.library``).
+
+    Other teachers find it by game (``kind``), theme, period and language, preview it and
+    copy it into their own content; each copy names its entry (``copied_from``). The entry
+    points at the publisher's live content: unpublishing hides it and keeps the copies.
+    """
+
+    class Kind(models.TextChoices):
+        SYMBOL_SET = "symbol_set", _("ZnajZnak: a symbol set")
+        ACTIVITY_CARDS = "activity_cards", _("Activity: cards")
+        KNOWLEDGE = "knowledge", _("Knowledge?: questions and boards")
+        KNOW_QUESTIONS = "know_questions", _("Know: questions")
+
+    kind = models.CharField(_("game"), max_length=20, choices=Kind.choices)
+    title = models.CharField(_("title"), max_length=120)
+    description = models.TextField(_("description"), max_length=2000, blank=True)
+    language = models.CharField(_("language"), max_length=5, choices=LANGUAGES, default="pl")
+    themes = models.ManyToManyField(Theme, verbose_name=_("themes"), blank=True, related_name="+")
+    periods = models.ManyToManyField(Period, verbose_name=_("periods"), blank=True, related_name="+")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("published by"), on_delete=models.PROTECT, related_name="+"
+    )
+    published = models.BooleanField(_("in the library"), default=True)
+    symbol_set = models.ForeignKey(
+        SymbolSet,
+        verbose_name=_("symbol set"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    activity_cards = models.ManyToManyField(
+        ActivityCard, verbose_name=_("Activity cards"), blank=True, related_name="+"
+    )
+    knowledge_questions = models.ManyToManyField(
+        KnowledgeQuestion, verbose_name=_("Knowledge? questions"), blank=True, related_name="+"
+    )
+    knowledge_boards = models.ManyToManyField(
+        KnowledgeBoard, verbose_name=_("Knowledge? boards"), blank=True, related_name="+"
+    )
+    know_questions = models.ManyToManyField(
+        KnowQuestion, verbose_name=_("Know questions"), blank=True, related_name="+"
+    )
+    created = models.DateTimeField(_("published"), auto_now_add=True)
+    updated = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+        verbose_name = _("library entry")
+        verbose_name_plural = _("library entries")
+
+    def __str__(self) -> str:
+        return self.title
 
 
 class CheckedImport(models.Model):

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import import_views, package_views, views
+from . import import_views, library_views, package_views, views
 
 app_name = "content"
 
@@ -26,6 +26,16 @@ urlpatterns = [
     ),
     path("packages/imports/<int:pk>/retry/", package_views.package_import_retry, name="package_import_retry"),
     path("packages/symbol-sets/<int:pk>.zip", package_views.symbol_set_package, name="symbol_set_package"),
+    path("library/", library_views.library_index, name="library"),
+    path("library/publish/", library_views.library_publish, name="library_publish"),
+    path("library/<int:pk>/", library_views.library_entry, name="library_entry"),
+    path("library/<int:pk>/copy/", library_views.library_copy, name="library_copy"),
+    path("library/<int:pk>/unpublish/", library_views.library_unpublish, name="library_unpublish"),
+    path(
+        "library/<int:pk>/symbols/<int:symbol_pk>/picture",
+        library_views.library_symbol_picture,
+        name="library_symbol_picture",
+    ),
     path("symbols/<int:pk>/picture", views.symbol_picture, name="symbol_picture"),
     path("questions/<int:pk>/picture", views.question_picture, name="question_picture"),
     path("questions/options/<int:pk>/picture", views.question_option_picture, name="question_option_picture"),

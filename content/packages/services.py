@@ -61,6 +61,7 @@ from .sections import (
     IMPORT,
     KINDS,
     MAX_ITEMS,
+    SAME,
     SECTIONS,
     SKIP,
     Exporter,
@@ -75,6 +76,7 @@ __all__ = [
     "activity_cards_export",
     "know_questions_export",
     "knowledge_export",
+    "package_copy",
     "package_export",
     "package_import_apply",
     "package_import_check",
@@ -186,6 +188,63 @@ def knowledge_export(
         title=title,
         rows={"knowledge_questions": questions, "knowledge_boards": boards},
     )
+
+
+def package_copy(
+    *,
+    user: Any,
+    source_user: Any,
+    kind: str,
+    title: str,
+    rows: Mapping[str, Iterable[Any]],
+    copied_from: Any = None,
+) -> dict[str, list[int]]:
+    """Copy ``rows`` (by section) for ``user``, as exporting them to a package and importing
+    it at once would: one transaction, new identifiers, ``user``'s drafts.
+
+    ``source_user`` is who shares the rows (a library entry's publisher): the package holds
+    what they may see. What the rows refer to (a set's symbols) is used as it is when
+    ``user`` already sees the very same content here, and copied otherwise. Returns the
+    primary keys written, by section; every row written names ``copied_from`` (a library
+    entry) when given. ``PackageError`` (nothing written) when the content cannot be copied.
+    """
+    _author(user)
+    exporter = Exporter(source_user)
+    for section, section_rows in rows.items():
+        for row in section_rows:
+            exporter.add(section, row)
+    if not any(exporter.entries.values()):
+        raise PackageError(_("There is nothing to copy: the content was deleted."))
+    data = package_write(exporter.manifest(kind=kind, title=title[:200]), exporter.pictures)
+    stored: list[str] = []
+    try:
+        with transaction.atomic(), package_open(data) as package:
+            plan = _plan(user, package)
+            plan.ctx.stored = stored
+            chosen = {
+                item.ref: EXISTING if item.section not in rows and item.state == SAME else COPY
+                for item in plan.items
+            }
+            _sections_plan(plan, [item for item in plan.items if chosen[item.ref] == COPY])
+            if plan.ctx.problems:
+                raise PackageError(*plan.ctx.problems.lines())
+            written: dict[str, list[int]] = {}
+            for item in plan.items:
+                if chosen[item.ref] == EXISTING:
+                    plan.ctx.resolved[(item.section, item.uid)] = item.existing
+                    continue
+                row = SECTIONS[item.section].write(item, plan.ctx, copy=True)
+                plan.ctx.resolved[(item.section, item.uid)] = row
+                written.setdefault(item.section, []).append(row.pk)
+            if copied_from is not None:
+                for section, pks in written.items():
+                    SECTIONS[section].model._default_manager.filter(pk__in=pks).update(
+                        copied_from=copied_from
+                    )
+    except BaseException:
+        imports.files_delete(stored, what="A copy")
+        raise
+    return written
 
 
 # --- Reading and checking a package ----------------------------------------------------------

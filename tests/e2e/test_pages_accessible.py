@@ -183,11 +183,18 @@ def test_every_admin_page_the_teacher_reaches(browsing, teacher_page, demo_site)
 
 def test_admin_pages_in_the_dark_theme(browsing, demo_site):
     """Django's admin follows the system's dark theme; Talia's additions must too."""
-    from content.models import Symbol, SymbolSet
+    from content.library import library_publish
+    from content.models import LibraryEntry, Symbol, SymbolSet
 
     page = browsing.new_page(color_scheme="dark")
     sign_in(page, demo_site.url, demo_site.teacher.username, demo_site.teacher.password)
     symbol_set = SymbolSet.objects.get(slug="znajznak-demo-57")
+    entry = library_publish(
+        user=demo_site.teacher_user,
+        kind=LibraryEntry.Kind.SYMBOL_SET,
+        rows={"symbol_sets": [symbol_set.pk]},
+        title="ZnajZnak demo",
+    )
     failures = []
     for url in (
         "/admin/",
@@ -197,6 +204,9 @@ def test_admin_pages_in_the_dark_theme(browsing, demo_site):
         reverse("admin:content_activitycard_add"),
         reverse("content:import_start"),
         reverse("content:package_import_start"),
+        reverse("content:library"),
+        reverse("content:library_entry", args=[entry.pk]),
+        f"{reverse('content:library_publish')}?model=symbolset&ids={symbol_set.pk}",
     ):
         failures += check_page(browsing, page, demo_site.url + url)
     assert_no_failures(failures)
