@@ -173,3 +173,49 @@ def test_znajznak_workshop(browsing, demo_site):
     expect(projector.locator(".join-strip")).to_have_class(re.compile(r"\bis-compact\b"))
     save(browsing, projector, "workshop-projector")
     finish(browsing, phone, projector)
+
+
+def test_znajznak_class_duels(browsing, demo_users_site):
+    from games.models import ClassDuel
+    from tests.e2e.test_screens_class_duels import class_round
+
+    site = demo_users_site
+    run = class_round(site, 8)
+    # The student's phone shows their duel of the round; the projector, the round's overview.
+    player = site.students[0]
+    duel = ClassDuel.objects.get(run=run, session__participants__user__username=player.username)
+    phone = signed_in(browsing, player, site.url, PHONE)
+    open_page(phone, f"{site.url}/games/sessions/{duel.session_id}/")
+    expect(phone.locator(".symbols button.symbol")).to_have_count(16)
+    save(browsing, phone, "znajznak-class-duels-phone")
+
+    projector = signed_in(browsing, site.teacher, site.url, PROJECTOR_1080)
+    open_page(projector, f"{site.url}/games/sessions/{run.lobby_id}/?view=projector")
+    expect(projector.locator(".duels .duel")).to_have_count(4)
+    save(browsing, projector, "znajznak-class-duels-projector")
+    finish(browsing, phone, projector)
+
+
+def test_znajznak_practice(browsing, demo_users_site):
+    from games import services
+    from tests.e2e.test_screens_znajznak import deck_of_57, students
+
+    site = demo_users_site
+    assignment = services.practice_assignment_create(
+        owner=site.teacher_user,
+        title="Practice",
+        deck=deck_of_57(site.teacher_user),
+        mode="bot",
+        cards_per_player=3,
+        bot_seconds=600,
+        bot_accuracy=100,
+    )
+    # Practice is one student's game: no projector view, but a large screen (a classroom's
+    # computer or the board) as well as the phone.
+    for screen, name in ((PHONE, "phone"), (PROJECTOR_1080, "screen")):
+        run = services.practice_start(assignment=assignment, student=students(site, 1)[0])
+        page = signed_in(browsing, site.students[0], site.url, screen)
+        open_page(page, f"{site.url}/games/sessions/{run.session_id}/")
+        expect(page.locator(".symbols button.symbol")).to_have_count(16)
+        save(browsing, page, f"znajznak-practice-{name}")
+        finish(browsing, page)

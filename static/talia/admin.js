@@ -61,8 +61,25 @@
     });
   }
 
+  // Django's split date-and-time widget (admin/widgets/split_datetime.html) names its two
+  // boxes only by the words beside them ("Date:", "Time:"), and its field's label points at
+  // neither: give each box the field's name and its word, e.g. "Deadline: Date".
+  function labelSplitDateTime(root) {
+    root.querySelectorAll("p.datetime input:not([type=hidden])").forEach(function (input) {
+      if ((input.labels && input.labels.length) || input.hasAttribute("aria-label")) return;
+      var word = input.previousSibling;
+      while (word && word.nodeType !== Node.TEXT_NODE) word = word.previousSibling;
+      var row = input.closest(".form-row, .fieldBox, .form-multiline");
+      var field = row && row.querySelector("label");
+      var parts = [field ? field.textContent.trim().replace(/:$/, "") : "",
+        word ? word.textContent.trim().replace(/:$/, "") : ""].filter(Boolean);
+      if (parts.length) input.setAttribute("aria-label", parts.join(": "));
+    });
+  }
+
   function repair(root) {
     labelTableControls(root);
+    labelSplitDateTime(root);
     nameFilterIcons(root);
     keyboardSortButtons(root);
   }

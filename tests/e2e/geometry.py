@@ -162,3 +162,46 @@ def assert_tap_targets(page: Page, selector: str, min_px: float = TAP_PX) -> int
 
 def projector_view(page: Page) -> bool:
     return page.evaluate("() => document.documentElement.dataset.view === 'projector'") is True
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    return (
+        a.x < b.right - _SLACK
+        and b.x < a.right - _SLACK
+        and a.y < b.bottom - _SLACK
+        and b.y < a.bottom - _SLACK
+    )
+
+
+def assert_uncovered_by_join_strip(page: Page, selector: str) -> int:
+    """No visible match lies under the join code's corner strip (it floats above the page once
+    play starts): the strip must never hide a card, a slot or a control of the game.
+
+    The strip as it is on the page counts, folded or opened; with no strip on the page (a
+    student's screen) there is nothing to cover. Returns how many elements were checked."""
+    page.evaluate("() => window.scrollTo(0, 0)")
+    strip = page.locator("[data-join-strip]").locator("visible=true")
+    found = page.locator(selector).locator("visible=true")
+    assert found.count(), f"No visible {selector} to check against the join strip"
+    if not strip.count():
+        return found.count()
+    rect = strip.first.evaluate(
+        "(e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }"
+    )
+    covering = Box(*(float(v) for v in rect))
+    boxes = found.evaluate_all(
+        """(elements) => elements.map((e) => {
+            const r = e.getBoundingClientRect();
+            const name = (e.getAttribute("aria-label") || e.textContent || e.tagName).trim();
+            return [name.slice(0, 40), r.x, r.y, r.width, r.height];
+        })"""
+    )
+    covered = [
+        (name, Box(x, y, w, h))
+        for name, x, y, w, h in boxes
+        if w and h and _overlaps(Box(x, y, w, h), covering)
+    ]
+    assert not covered, f"The join strip {covering} covers {selector}: " + ", ".join(
+        f"{name!r} {found_box}" for name, found_box in covered
+    )
+    return len(boxes)

@@ -26,6 +26,7 @@ from tests.e2e.geometry import (
     assert_no_horizontal_overflow,
     assert_no_page_scroll,
     assert_tap_targets,
+    assert_uncovered_by_join_strip,
 )
 from tests.e2e.test_screens_znajznak import clean, shoot, signed_in, students
 from tests.e2e.test_znajznak_duel import page_problems
@@ -104,6 +105,7 @@ def test_the_answer_form_fits_a_phone_and_the_round_fits_the_projector(browsing,
     assert_font_at_least(projector, ".know-banner h2", PROJECTOR_BODY_PX)
     assert_font_at_least(projector, ".join-strip.is-compact .join-code", PROJECTOR_NUMBER_PX)
     assert_fits(projector, "[data-join-strip]")
+    assert_uncovered_by_join_strip(projector, ".know-round .know-question, .know-banner h2")
     clean(browsing, projector, "Know projector, projector view 1080p")
     projector.set_viewport_size(PROJECTOR_720["viewport"])
     shoot(projector, "know-projector-720")
@@ -122,6 +124,7 @@ def test_the_answer_form_fits_a_phone_and_the_round_fits_the_projector(browsing,
     teacher.set_viewport_size(PROJECTOR_1080["viewport"])
     shoot(teacher, "know-facilitator-projector-1080")
     assert_fits(teacher, ".know-controls")
+    assert_uncovered_by_join_strip(teacher, ".know-controls button, .know-banner h2")
     assert_no_horizontal_overflow(teacher)
     assert_font_at_least(teacher, ".know-banner h2", PROJECTOR_BODY_PX)
     clean(browsing, teacher, "Know facilitator, projector view")

@@ -30,6 +30,7 @@ from tests.e2e.geometry import (
     assert_no_horizontal_overflow,
     assert_no_page_scroll,
     assert_tap_targets,
+    assert_uncovered_by_join_strip,
 )
 from tests.e2e.test_znajznak_duel import page_problems
 
@@ -116,6 +117,7 @@ def assert_projector_table(page: Any, seats: int, *, big: bool) -> None:
         assert_fits(page, f".seat:not(.middle) >> nth={index}")
     assert_fits(page, ".timer-clock")
     assert_fits(page, "[data-join-strip]")
+    assert_uncovered_by_join_strip(page, ".seat .symbols, .seat h3, .timer-clock")
     if big:
         assert_font_at_least(page, ".seat h3", PROJECTOR_BODY_PX)
         assert_font_at_least(page, "#connection", PROJECTOR_BODY_PX)
