@@ -18,8 +18,11 @@ Setup::
 * ``items``: the quiz's items, in the order they are asked (1-100).
 * ``teams``: one or more teams; ``id`` is Talia's internal id, ``players`` the player ids
   of its members (unique across teams, never ``"facilitator"``).  ``players`` (a list of
-  player ids or ``{"id", "name"}``) may be given instead: each player then answers alone,
-  a team of one.  Names are never read.
+  player ids or ``{"id", "name"}``, the session layer's list of who joined) may be given
+  instead: each player then answers alone, a team of one, or, with ``team_count`` (2 or
+  more), the players are dealt into that many teams: shuffled with
+  ``rng_for(seed, "teams")`` and dealt one at a time, so teams differ in size by at most
+  one.  Names are never read.
 * ``time``: ``"off"`` (default): only correctness counts and equal scores share a place;
   ``"tie_break"``: among equal scores the team that took less time in total is placed
   first.  Time never adds or takes a point.
@@ -122,7 +125,7 @@ MAX_TEAM_ID_LENGTH = 32
 #: network's delay, not the student's.
 LATE_GRACE_SECONDS = 1.0
 
-_SETUP_FIELDS = frozenset({"items", "teams", "players", "time", "seconds"})
+_SETUP_FIELDS = frozenset({"items", "teams", "players", "team_count", "time", "seconds"})
 
 TeamId: TypeAlias = str
 
@@ -274,14 +277,20 @@ def _parse_teams(raw: Any) -> tuple[Team, ...]:
     return tuple(teams)
 
 
-def _teams_of_one(raw: Any) -> list[dict[str, Any]]:
-    teams = []
+def _teams_dealt(raw: Any, team_count: Any, seed: int) -> list[dict[str, Any]]:
+    """The joined players as teams of one, or dealt into ``team_count`` teams."""
+    players = []
     for entry in raw:
         player = entry.get("id") if isinstance(entry, Mapping) else entry
         if not isinstance(player, str) or not player:
             raise InvalidSetup("Each of 'players' must be a player id or {'id', 'name'} with a string id.")
-        teams.append({"id": player, "players": [player]})
-    return teams
+        players.append(player)
+    if team_count in (None, 0, 1):
+        return [{"id": player, "players": [player]} for player in players]
+    if not isinstance(team_count, int) or isinstance(team_count, bool) or not 2 <= team_count <= len(players):
+        raise InvalidSetup(f"'team_count' must be from 2 to the number of players ({len(players)}).")
+    rng_for(seed, "teams").shuffle(players)
+    return [{"id": f"team-{n + 1}", "players": players[n::team_count]} for n in range(team_count)]
 
 
 def new_game(setup: Mapping[str, Any], *, seed: int, variant: str = "standard") -> State:
@@ -307,7 +316,7 @@ def new_game(setup: Mapping[str, Any], *, seed: int, variant: str = "standard") 
         players = setup.get("players")
         if not isinstance(players, list):
             raise InvalidSetup("Give 'teams', or 'players' to answer alone.")
-        raw_teams = _teams_of_one(players)
+        raw_teams = _teams_dealt(players, setup.get("team_count"), seed)
     time = setup.get("time", TIME_OFF)
     if time not in TIME_RULES:
         raise InvalidSetup(f"'time' must be one of {', '.join(TIME_RULES)}.")
@@ -711,7 +720,8 @@ def player_view(state: State, player: str | None) -> dict[str, Any]:
         if current.closed_at is not None:
             view["reveal"] = _reveal(state, current)
     if own is not None:
-        mine: dict[str, Any] = {"team_id": own.team_id, "size": len(own.players)}
+        # A player knows who plays beside them (to sit together); never who answered what.
+        mine: dict[str, Any] = {"team_id": own.team_id, "players": sorted(own.players)}
         if current is not None:
             given = _answer_of(current, own.id)
             mine["answer"] = None if given is None else dict(given.answer)

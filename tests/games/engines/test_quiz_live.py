@@ -116,6 +116,20 @@ def test_players_without_teams_answer_alone_each_a_team_of_one() -> None:
     assert player_view(state, "p1")["solo"] is True
 
 
+def test_joined_players_are_dealt_into_team_count_teams_differing_by_at_most_one() -> None:
+    players = [f"p{n}" for n in range(1, 8)]
+    setup = {"items": [CHOICE], "players": players, "team_count": 3}
+    state = new_game(setup, seed=5)
+    sizes = sorted(len(team.players) for team in state.teams)
+    assert sizes == [2, 2, 3]
+    assert sorted(p for team in state.teams for p in team.players) == sorted(players)
+    assert new_game(setup, seed=5) == state
+    own = next(team for team in state.teams if "p1" in team.players)
+    assert player_view(state, "p1")["your_team"]["players"] == sorted(own.players)
+    with pytest.raises(InvalidSetup, match="'team_count'"):
+        new_game({**setup, "team_count": 8}, seed=5)
+
+
 @pytest.mark.parametrize(
     ("change", "words"),
     [
@@ -357,7 +371,8 @@ def test_no_view_says_which_team_or_which_player_answered_what() -> None:
     for view in every_view(state):
         text = json.dumps(view)
         assert "team-internal" not in text
-        others = [p for p in ("t1-pupil-1", "t1-pupil-2", "t2-pupil-1", "t2-pupil-2") if p != view["you"]]
+        mates = set(view.get("your_team", {}).get("players", [view["you"]]))
+        others = [p for p in ("t1-pupil-1", "t1-pupil-2", "t2-pupil-1", "t2-pupil-2") if p not in mates]
         assert not any(player in text for player in others)
     mine = player_view(state, "t2-pupil-2")
     assert '"choice": "a"' not in json.dumps(mine)  # the other team's answer
