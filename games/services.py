@@ -581,8 +581,9 @@ def naming_rows(
     return rows
 
 
-#: Games whose actions carry the server's wall clock (``at``): Activity's hourglass.
-CLOCKED_GAMES = frozenset({"activity"})
+#: Games whose actions carry the server's wall clock (``at``): Activity's hourglass, the times
+#: of the live quiz's questions and answers.
+CLOCKED_GAMES = frozenset({"activity", "quiz_live"})
 
 
 def clock_stamp(game: str, action: dict[str, Any]) -> dict[str, Any]:

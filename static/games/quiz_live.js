@@ -1,0 +1,2 @@
+// The live quiz, until its own drawing: the participant's view, as data.
+export { render } from "./generic.js";
