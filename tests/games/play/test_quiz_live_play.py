@@ -10,14 +10,16 @@ from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import reverse
 
 from games import consumers, services
 from games.engines import quiz_live
 from games.models import GameSession, Participant
-from games.play.quiz_live.services import quiz_live_session_create
-from games.quiz.models import Quiz, QuizItem
+from games.play.quiz_live.services import quiz_live_attempts_record, quiz_live_session_create
+from games.quiz.models import Quiz, QuizAttempt, QuizItem
+from lms.services import TEACHERS_GROUP
 from tests.factories import TeacherFactory, UserFactory
 from tests.games.test_live import TIMEOUT, socket
 
@@ -32,6 +34,8 @@ OPTIONS = [{"id": "a", "label": "1918"}, {"id": "b", "label": "1945"}, {"id": "c
 @pytest.fixture(autouse=True)
 def _fast(settings: Any) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # A transactional test empties the tables, the teachers' group too.
+    Group.objects.get_or_create(name=TEACHERS_GROUP)
 
 
 def signed_in(user: Any) -> Client:
@@ -230,3 +234,56 @@ def test_a_team_quizs_log_is_not_downloaded_since_it_says_who_in_a_team_answered
     assert live.teacher.get(log).status_code == 403
     assert next(iter(live.phones.values())).get(log).status_code == 403
     assert Participant.objects.filter(session=live.session, role=Participant.Role.PLAYER).count() == 4
+
+
+def play_to_the_end(live: Live) -> dict[str, str]:
+    """Team 1 right twice, team 2 right once (after changing its mind), team 3 silent."""
+    teams = live.state().teams
+    live.act(live.teacher, {"type": "open_question"})
+    live.act(live.phones[teams[0].players[0]], {"type": "answer", "question": 1, "answer": {"choice": "a"}})
+    live.act(live.phones[teams[1].players[1]], {"type": "answer", "question": 1, "answer": {"choice": "c"}})
+    live.act(live.phones[teams[1].players[0]], {"type": "answer", "question": 1, "answer": {"choice": "a"}})
+    live.act(live.teacher, {"type": "close_question"})
+    live.act(live.teacher, {"type": "open_question"})
+    live.act(live.phones[teams[0].players[1]], {"type": "answer", "question": 2, "answer": {"choice": "c"}})
+    live.act(live.phones[teams[1].players[1]], {"type": "answer", "question": 2, "answer": {"choice": "b"}})
+    live.act(live.teacher, {"type": "close_question"})
+    response = live.act(live.teacher, {"type": "end_game"})
+    assert response.status_code == 200, response.content
+    return {player: team.id for team in teams for player in team.players}
+
+
+def test_each_student_gets_one_graded_attempt_with_the_teams_answers_when_the_quiz_ends() -> None:
+    live = start_live(students=6, team_count=3)
+    # A phone that reconnects joins again: the same participant, counted once.
+    for player, user in live.users.items():
+        assert services.session_join(session=live.session, user=user).player_id == player
+    team_of = play_to_the_end(live)
+    live.session.refresh_from_db()
+    assert live.session.status == GameSession.Status.FINISHED
+    attempts = QuizAttempt.objects.filter(quiz_id=live.session.assets["quiz"])
+    assert attempts.count() == 6
+    scores = {team_of[player]: set() for player in team_of}
+    for player, user in live.users.items():
+        attempt = attempts.get(student=user)
+        assert attempt.status == QuizAttempt.Status.GRADED and attempt.max_score == 2
+        scores[team_of[player]].add(attempt.score)
+    teams = live.state().teams
+    assert [scores[team.id] for team in teams] == [{2.0}, {1.0}, {0.0}]
+    # Recording again (a second end, a retried task) adds nothing.
+    quiz_live_attempts_record(session=live.session)
+    assert attempts.count() == 6
+
+
+def test_a_guest_plays_the_live_quiz_but_gets_no_attempt() -> None:
+    teacher_user = TeacherFactory()
+    quiz = published_quiz(teacher_user)
+    session = quiz_live_session_create(facilitator=teacher_user, quiz=quiz, allow_guests=True)
+    services.session_join(session=session, nickname="Guest")
+    student = UserFactory()
+    services.session_join(session=session, user=student)
+    services.session_start(session=session, by=teacher_user)
+    services.session_apply_action(
+        session_id=session.pk, player_id=None, action={"type": "end_game", "at": 1.0}
+    )
+    assert list(QuizAttempt.objects.filter(quiz=quiz).values_list("student", flat=True)) == [student.pk]
