@@ -53,11 +53,28 @@ function heading(view, ctx) {
   return el("h2", { id: "quiz-live-phase" }, text);
 }
 
+// One ticking countdown per page: it counts down to the question's closing time (the
+// server's), and on the teacher's screen closes the question when the time is up.
+let ticking = null;
+
 function countdown(view, ctx) {
+  clearInterval(ticking);
+  ticking = null;
   const question = view.question;
   if (view.phase !== "open" || !question.closes_at) return null;
-  const left = Math.max(0, Math.round(question.closes_at - Date.now() / 1000));
-  return el("p", { className: "quiz-live-count" }, format(ctx.t("%(s)s seconds left"), { s: left }));
+  const box = el("p", { className: "quiz-live-count" });
+  let closing = false;
+  const tick = () => {
+    const left = Math.max(0, Math.round(question.closes_at - Date.now() / 1000));
+    box.textContent = format(ctx.t("%(s)s seconds left"), { s: left });
+    if (left <= 0 && view.role === "facilitator" && legal(view, "close_question") && !closing) {
+      closing = true;
+      ctx.act({ type: "close_question" });
+    }
+  };
+  tick();
+  ticking = setInterval(tick, 1000);
+  return box;
 }
 
 function answeredCount(view, ctx) {
