@@ -19,6 +19,7 @@ from games.engines import quiz_live
 from games.models import GameSession, Participant
 from games.play.quiz_live.services import quiz_live_attempts_record, quiz_live_session_create
 from games.quiz.models import Quiz, QuizAttempt, QuizItem
+from games.signals import quiz_attempt_graded
 from lms.services import TEACHERS_GROUP
 from tests.factories import TeacherFactory, UserFactory
 from tests.games.test_live import TIMEOUT, socket
@@ -287,3 +288,18 @@ def test_a_guest_plays_the_live_quiz_but_gets_no_attempt() -> None:
         session_id=session.pk, player_id=None, action={"type": "end_game", "at": 1.0}
     )
     assert list(QuizAttempt.objects.filter(quiz=quiz).values_list("student", flat=True)) == [student.pk]
+
+
+def test_the_attempts_are_announced_as_graded_so_homework_grades_and_the_lms_follow() -> None:
+    graded: list[int] = []
+
+    def on_graded(sender: Any, *, attempt: QuizAttempt, **kwargs: Any) -> None:
+        graded.append(attempt.student_id)
+
+    quiz_attempt_graded.connect(on_graded, dispatch_uid="test-quiz-live-graded")
+    try:
+        live = start_live(students=4, team_count=2)
+        play_to_the_end(live)
+    finally:
+        quiz_attempt_graded.disconnect(dispatch_uid="test-quiz-live-graded")
+    assert sorted(graded) == sorted(user.pk for user in live.users.values())
