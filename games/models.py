@@ -18,7 +18,13 @@ from content.models import BuildJob, KnowledgeBoard
 from games.engines import GAMES
 
 #: The games as their rulebooks spell them.
-GAME_LABELS = {"znajznak": "ZnajZnak", "know": "Know", "activity": "Activity", "knowledge": "Knowledge?"}
+GAME_LABELS = {
+    "znajznak": "ZnajZnak",
+    "know": "Know",
+    "activity": "Activity",
+    "knowledge": "Knowledge?",
+    "quiz_live": _("Live quiz"),
+}
 
 
 # Each game's variants (the engines' VARIANTS) as a teacher reads them in a list of games.
@@ -32,6 +38,7 @@ VARIANT_LABELS = {
     "three_players": pgettext_lazy("Activity variant", "three players"),
     "basic": pgettext_lazy("Knowledge? variant", "basic"),
     "strategic": pgettext_lazy("Knowledge? variant", "strategic"),
+    "standard": pgettext_lazy("Live quiz variant", "standard"),
 }
 
 

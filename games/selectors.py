@@ -192,6 +192,15 @@ def can_download_log(*, session: GameSession, participant: Participant | None) -
         # A Know log links players to Team IDs and answers: see games.play.know.selectors.
 
         return know_log_downloadable(session=session, participant=participant)
+    if session.game == "quiz_live":
+        # Its actions say which player of a team answered: only a quiz answered alone is
+        # downloaded, and only by its facilitator (the setup holds the keys of every item).
+        return (
+            participant is not None
+            and participant.role == Participant.Role.FACILITATOR
+            and session.status == GameSession.Status.FINISHED
+            and not (session.setup or {}).get("team_count")
+        )
     return participant is not None and session.status == GameSession.Status.FINISHED
 
 

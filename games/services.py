@@ -497,8 +497,9 @@ def _apply_locked(session: GameSession, engine: Any, player_id: str | None, acti
 
 def end_has_effects(session: GameSession) -> bool:
     """Whether the end of ``session`` stores more than its status and last action: a
-    practice's result, a Knowledge? game's grade where it was set as homework."""
-    return session.kind == GameSession.Kind.PRACTICE or session.game == "knowledge"
+    practice's result, a Knowledge? game's grade where it was set as homework, a live
+    quiz's attempts."""
+    return session.kind == GameSession.Kind.PRACTICE or session.game in ("knowledge", "quiz_live")
 
 
 def _end_effects(session: GameSession, state: Any) -> None:
@@ -512,6 +513,12 @@ def _end_effects(session: GameSession, state: Any) -> None:
         knowledge_progress_record(session=session)
         session.refresh_from_db(fields=["assets"])
         knowledge_game_finished.send(sender=GameSession, session=session)  # a homework, perhaps
+    if session.game == "quiz_live":
+        from games.play.quiz_live.services import quiz_live_attempts_record
+
+        # Each student's graded attempt, in the transaction that ends the game (the service
+        # imports games.services: read here, as Knowledge?'s record above is).
+        quiz_live_attempts_record(session=session)
 
 
 def _namings_record(
@@ -581,8 +588,9 @@ def naming_rows(
     return rows
 
 
-#: Games whose actions carry the server's wall clock (``at``): Activity's hourglass.
-CLOCKED_GAMES = frozenset({"activity"})
+#: Games whose actions carry the server's wall clock (``at``): Activity's hourglass, the times
+#: of the live quiz's questions and answers.
+CLOCKED_GAMES = frozenset({"activity", "quiz_live"})
 
 
 def clock_stamp(game: str, action: dict[str, Any]) -> dict[str, Any]:

@@ -26,6 +26,7 @@ urlpatterns = [
     path("know/", include("games.play.know.urls")),
     path("knowledge/", include("games.play.knowledge.urls")),
     path("activity/", include("games.play.activity.urls")),
+    path("quiz-live/", include("games.play.quiz_live.urls")),
     path("join", views.join, name="join"),
     path("join/<str:code>", views.join_code, name="join_code"),
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from importlib import import_module
 from types import ModuleType
 
-GAMES = ("znajznak", "know", "activity", "knowledge")
+GAMES = ("znajznak", "know", "activity", "knowledge", "quiz_live")
 
 
 def engine_for(game: str) -> ModuleType:

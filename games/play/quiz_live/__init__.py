@@ -1,0 +1,1 @@
+"""The live quiz in class: a built quiz asked on the projector and answered on phones."""
