@@ -23,6 +23,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from . import building, deck_views
+from .forms import PrintForm
 from .models import Deck, PrintJob
 from .permissions import content_visible_to, teaching_rows
 
@@ -158,7 +159,7 @@ class PrintJobAdmin(_JobAdmin):
 
 def _print_selected(request: HttpRequest, queryset: QuerySet[Any], kind: str) -> HttpResponse:
     ids = list(content_visible_to(request.user, queryset).order_by("pk").values_list("pk", flat=True))
-    form = deck_views.PrintForm(initial={"kind": kind, "ids": " ".join(map(str, ids))})
+    form = PrintForm(initial={"kind": kind, "ids": " ".join(map(str, ids))})
     return deck_views.print_form_page(request, form, selected=len(ids))
 
 

@@ -26,14 +26,13 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from . import building
-from .decks import deck_options
+from .forms import DeckForm, PrintForm
 from .media import file_response
-from .models import LANGUAGES, BuildState, Deck, PrintJob, SymbolSet, Tag
+from .models import BuildState, Deck, PrintJob, SymbolSet
 from .permissions import content_visible_to, runs_for
 
 WORKING = (BuildState.QUEUED, BuildState.RUNNING)
@@ -85,144 +84,6 @@ def _add_errors(form: forms.Form, error: ValidationError) -> None:
 def _options(form: forms.Form, names: tuple[str, ...]) -> dict[str, Any]:
     data = {name: form.cleaned_data.get(name) for name in names}
     return {name: value for name, value in data.items() if value is not None and value != ""}
-
-
-def _number(low: float, high: float, step: str = "1") -> forms.NumberInput:
-    return forms.NumberInput(attrs={"min": low, "max": high, "step": step})
-
-
-class PrintOptionsForm(forms.Form):
-    """Paper and card options shared by decks and prints (checked by the service)."""
-
-    paper = forms.ChoiceField(
-        label=_("Paper"),
-        choices=[("A4", "A4"), ("Letter", pgettext_lazy("paper size", "Letter (US)"))],
-        initial="A4",
-        widget=forms.RadioSelect,
-    )
-    cut_marks = forms.BooleanField(
-        label=_("Cut marks"),
-        required=False,
-        initial=True,
-        help_text=_("Short lines at the corners that show where to cut."),
-    )
-    bleed_mm = forms.DecimalField(
-        label=_("Bleed (mm)"),
-        required=False,
-        max_digits=2,
-        decimal_places=1,
-        initial=0,
-        widget=_number(building.BLEED_MM[0], building.BLEED_MM[1], "0.5"),
-        help_text=_("0 to 5 mm of the card's background beyond the cut line, for a print shop."),
-    )
-    duplex = forms.ChoiceField(
-        label=_("Backs"),
-        initial="long_edge",
-        widget=forms.RadioSelect,
-        choices=[
-            ("long_edge", _("On the back of the same sheet (print both sides, flip on the long edge)")),
-            ("separate", _("On separate sheets (print one side; glue or pair them by hand)")),
-        ],
-    )
-
-    option_names: tuple[str, ...] = ("paper", "cut_marks", "bleed_mm", "duplex")
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean() or {}
-        for name, field in self.fields.items():
-            if isinstance(field, forms.DecimalField) and data.get(name) is not None:
-                data[name] = float(data[name])
-        return data
-
-
-class DeckForm(PrintOptionsForm):
-    symbol_set = forms.ModelChoiceField(queryset=SymbolSet.objects.none(), widget=forms.HiddenInput)
-    card_mm = forms.DecimalField(
-        label=_("Card size (mm)"),
-        required=False,
-        max_digits=4,
-        decimal_places=1,
-        initial=building.DEFAULT_CARD_MM,
-        widget=_number(building.CARD_MM[0], building.CARD_MM[1]),
-        help_text=_(
-            "The game card's diameter (round) or side (square), 50 to 120 mm. The boxed "
-            "cards are about 90 mm."
-        ),
-    )
-    shape = forms.ChoiceField(
-        label=_("Card shape"),
-        choices=[("round", _("Round")), ("square", _("Square"))],
-        initial="round",
-        widget=forms.RadioSelect,
-    )
-    name = forms.CharField(
-        label=_("Name"), max_length=160, required=False, help_text=_("Empty: the symbol set's name.")
-    )
-    order = forms.TypedChoiceField(
-        label=_("Deck"),
-        coerce=int,
-        widget=forms.RadioSelect,
-        help_text=_(
-            "The order of the deck: a card shows order + 1 symbols, and any two cards share exactly one."
-        ),
-    )
-    cards_to_print = forms.IntegerField(
-        label=_("Cards to print"),
-        required=False,
-        widget=forms.NumberInput(attrs={"min": 1}),
-        help_text=_("Empty: every card of the deck. The boxed game prints 132 of the 133 cards of order 11."),
-    )
-    sets = forms.IntegerField(
-        label=_("Number of lesson sets"),
-        required=False,
-        widget=forms.NumberInput(attrs={"min": 1}),
-        help_text=_(
-            "The printed cards are split into this many sets, lettered on the card "
-            "backs (the box has 13). Empty: one set per 10 cards."
-        ),
-    )
-    labels = forms.CharField(
-        label=_("Set labels"),
-        required=False,
-        max_length=400,
-        help_text=_("One per set, separated by spaces, up to 3 characters each. Empty: A, B, C, …"),
-    )
-    seed = forms.IntegerField(
-        label=_("Seed"),
-        required=False,
-        initial=0,
-        widget=forms.NumberInput(attrs={"min": 0}),
-        help_text=_(
-            "The same set, options and seed always make the same deck; another seed "
-            "makes other lesson sets and card faces."
-        ),
-    )
-
-    option_names = (
-        *PrintOptionsForm.option_names,
-        "card_mm",
-        "shape",
-        "order",
-        "cards_to_print",
-        "sets",
-        "labels",
-    )
-
-    def __init__(self, *args: Any, user: Any, symbol_set: SymbolSet | None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["symbol_set"].queryset = content_visible_to(user, SymbolSet.objects.all())
-        size = symbol_set.members.count() if symbol_set is not None else 0
-        choices = deck_options(size)
-        self.fields["order"].choices = [
-            (o.order, f"{o.describe()} — {_('recommended')}" if o.recommended else o.describe())
-            for o in choices
-        ]
-        recommended = next((o.order for o in choices if o.recommended), None)
-        if recommended is not None:
-            self.fields["order"].initial = recommended
-        if symbol_set is not None:
-            self.fields["symbol_set"].initial = symbol_set.pk
-            self.fields["name"].widget.attrs["placeholder"] = symbol_set.name
 
 
 def _symbol_set_for(request: HttpRequest) -> SymbolSet | None:
@@ -395,82 +256,6 @@ def deck_download(request: HttpRequest, pk: int, name: str) -> HttpResponseBase:
 
 
 # --- Prints --------------------------------------------------------------------------------
-
-
-class PrintForm(PrintOptionsForm):
-    kind = forms.ChoiceField(
-        label=_("What to print"),
-        choices=PrintJob.Kind.choices,
-        widget=forms.RadioSelect,
-        initial=PrintJob.Kind.ACTIVITY,
-    )
-    ids = forms.CharField(widget=forms.HiddenInput, required=False)
-    language = forms.ChoiceField(
-        label=_("Language"),
-        required=False,
-        choices=[("", _("Any language")), *LANGUAGES],
-        help_text=_(
-            "Activity and Knowledge? cards: every published card you can see in this language. "
-            "Know: the language of the words printed on the blank cards."
-        ),
-    )
-    tag = forms.ChoiceField(
-        label=_("Tag"), required=False, help_text=_("Only cards with this tag. Empty: any tag.")
-    )
-    card_width_mm = forms.DecimalField(
-        label=_("Card width (mm)"),
-        required=False,
-        max_digits=4,
-        decimal_places=1,
-        initial=building.DEFAULT_CARD_SIDES_MM[0],
-        widget=_number(building.CARD_SIDE_MM[0], building.CARD_SIDE_MM[1]),
-        help_text=_("40 to 200 mm; a playing card is 63 × 88 mm."),
-    )
-    card_height_mm = forms.DecimalField(
-        label=_("Card height (mm)"),
-        required=False,
-        max_digits=4,
-        decimal_places=1,
-        initial=building.DEFAULT_CARD_SIDES_MM[1],
-        widget=_number(building.CARD_SIDE_MM[0], building.CARD_SIDE_MM[1]),
-    )
-    questions = forms.IntegerField(
-        label=_("Blank question cards"),
-        required=False,
-        initial=24,
-        widget=forms.NumberInput(attrs={"min": 0, "max": building.KNOW_MAX}),
-        help_text=_("Know only."),
-    )
-    answers = forms.IntegerField(
-        label=_("Blank answer cards"),
-        required=False,
-        initial=48,
-        widget=forms.NumberInput(attrs={"min": 0, "max": building.KNOW_MAX}),
-        help_text=_("Know only."),
-    )
-
-    option_names = (*PrintOptionsForm.option_names, "card_width_mm", "card_height_mm", "questions", "answers")
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["tag"].choices = [("", _("Any tag"))] + [
-            (slug, slug) for slug in Tag.objects.order_by("slug").values_list("slug", flat=True)
-        ]
-
-    def clean_ids(self) -> list[int]:
-        raw = self.cleaned_data.get("ids") or ""
-        try:
-            return [int(part) for part in raw.replace(",", " ").split()]
-        except ValueError as error:
-            raise ValidationError(_("The selection is damaged; select the cards again.")) from error
-
-    def selection(self) -> dict[str, Any]:
-        if self.cleaned_data.get("ids"):
-            return {"ids": self.cleaned_data["ids"]}
-        return {
-            "language": self.cleaned_data.get("language") or None,
-            "tag": self.cleaned_data.get("tag") or None,
-        }
 
 
 def print_form_page(request: HttpRequest, form: PrintForm, *, selected: int = 0) -> TemplateResponse:

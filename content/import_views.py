@@ -12,7 +12,6 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
-from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -31,6 +30,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from . import imports
+from .forms import ImportForm
 from .models import ImportJob
 from .permissions import content_visible_to
 from .resources import EXPORT_FORMATS, RESOURCES, content_export, template_csv
@@ -65,34 +65,6 @@ def _job(request: HttpRequest, pk: int) -> ImportJob:
     if job.user_id != request.user.pk and not request.user.is_admin:
         raise Http404("No such import.")
     return job
-
-
-class ImportForm(forms.Form):
-    kind = forms.ChoiceField(
-        label=_("What the file holds"),
-        choices=ImportJob.Kind.choices,
-        widget=forms.RadioSelect,
-    )
-    data_file = forms.FileField(
-        label=_("Table (CSV or XLSX)"),
-        help_text=_("The first row names the columns. CSV in UTF-8 is best; Excel's CSV and XLSX work too."),
-        widget=forms.ClearableFileInput(
-            attrs={
-                "accept": ".csv,.xlsx,text/csv,application/"
-                "vnd.openxmlformats-officedocument."
-                "spreadsheetml.sheet"
-            }
-        ),
-    )
-    pictures_zip = forms.FileField(
-        label=_("Pictures (ZIP, for symbols and quiz questions)"),
-        required=False,
-        help_text=_(
-            "PNG, JPEG, WebP or SVG files; each row names its pictures in the picture "
-            "columns. A ZIP exported from Talia works as it is."
-        ),
-        widget=forms.ClearableFileInput(attrs={"accept": ".zip,application/zip"}),
-    )
 
 
 @author_required

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
@@ -22,6 +21,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from . import imports
+from .forms import PackageForm
 from .import_views import admin_page, author_required
 from .models import PackageImport, SymbolSet
 from .packages import services
@@ -50,14 +50,6 @@ def _job(request: HttpRequest, pk: int) -> PackageImport:
     if job.user_id != request.user.pk and not request.user.is_admin:
         raise Http404("No such import.")
     return job
-
-
-class PackageForm(forms.Form):
-    package = forms.FileField(
-        label=_("Package (ZIP)"),
-        help_text=_("A file exported from Talia with “Export as a package”, as it was downloaded."),
-        widget=forms.ClearableFileInput(attrs={"accept": ".zip,application/zip"}),
-    )
 
 
 @author_required

@@ -10,11 +10,9 @@ own view, never the raw state.
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 from typing import Any
 
 import segno
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -32,26 +30,22 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config import limits
 from content.media import PICTURE_CSP, picture_response
-from content.models import Deck, SymbolSet
-from content.permissions import content_visible_to, runs_for
-from games.engines import engine_for
+from content.permissions import runs_for
 from games.engines.base import ActionError, InvalidAction
 from games.workshop.selectors import workshop_by_code
 
 from . import selectors, services, timers
+from .forms import ClassRunForm, GuestForm, JoinCodeForm, PracticeForm, SessionForm
 from .models import (
     GAME_LABELS,
-    VARIANT_LABELS,
     ClassRun,
     GameSession,
     Participant,
-    PracticeAssignment,
     PracticeRun,
 )
 
@@ -81,74 +75,6 @@ def _json_error(status: int, code: str, reason: str) -> JsonResponse:
 
 
 # --- starting a session -----------------------------------------------------------------------
-
-
-class SessionForm(forms.Form):
-    """A ZnajZnak session from a built deck (or one of its lesson sets) or a symbol set.
-
-    The other games get their own setup fields when their play pages come.
-    """
-
-    game = forms.ChoiceField(label=gettext_lazy("Game"), choices=[("znajznak", GAME_LABELS["znajznak"])])
-    variant = forms.ChoiceField(label=gettext_lazy("Variant"), choices=())
-    deck = forms.ModelChoiceField(
-        label=gettext_lazy("Deck"),
-        queryset=Deck.objects.none(),
-        required=False,
-        empty_label=gettext_lazy("(none: build one from the symbol set below)"),
-        help_text=gettext_lazy("One of your built decks, with the names as they were when it was built."),
-    )
-    card_set = forms.CharField(
-        label=gettext_lazy("Card set (optional)"),
-        max_length=3,
-        required=False,
-        help_text=gettext_lazy("The letter on the card backs, e.g. A: only that set's cards are dealt."),
-    )
-    symbol_set = forms.ModelChoiceField(
-        label=gettext_lazy("Symbol set"),
-        queryset=SymbolSet.objects.none(),
-        required=False,
-        help_text=gettext_lazy("Without a deck: the cards are made from the set in its order."),
-    )
-    cards_per_player = forms.IntegerField(
-        label=gettext_lazy("Cards per player (duel and multiplayer)"), min_value=1, max_value=30, initial=5
-    )
-    timer_minutes = forms.IntegerField(
-        label=gettext_lazy("Timer in minutes (optional)"),
-        min_value=1,
-        max_value=120,
-        required=False,
-        help_text=gettext_lazy("When the time is up, the player with the fewest cards wins."),
-    )
-    allow_guests = forms.BooleanField(
-        label=gettext_lazy("Students may join without an account, with a nickname"), required=False
-    )
-
-    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["variant"].choices = [(v, VARIANT_LABELS[v]) for v in engine_for("znajznak").VARIANTS]
-        self.fields["deck"].queryset = selectors.decks_playable_by(user)
-        self.fields["symbol_set"].queryset = content_visible_to(user, SymbolSet.objects.all())
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        if not data.get("deck") and not data.get("symbol_set"):
-            raise forms.ValidationError(_("Choose a deck or a symbol set."))
-        if data.get("card_set") and not data.get("deck"):
-            self.add_error("card_set", _("Card sets belong to a built deck: choose the deck."))
-        return data
-
-    def setup(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        data = self.cleaned_data
-        options = {
-            "cards_per_player": data["cards_per_player"] if data["variant"] != "warm_up" else None,
-            "timer": data["timer_minutes"] * 60 if data["timer_minutes"] else None,
-        }
-        if data["deck"]:
-            return services.znajznak_setup_from_deck(
-                deck=data["deck"], card_set=data["card_set"].strip().upper(), **options
-            )
-        return services.znajznak_setup_from_symbol_set(symbol_set=data["symbol_set"], **options)
 
 
 @login_required
@@ -181,25 +107,6 @@ def session_new(request: HttpRequest) -> HttpResponse:
 
 
 # --- joining ------------------------------------------------------------------------------------
-
-
-class JoinCodeForm(forms.Form):
-    code = forms.CharField(
-        label=gettext_lazy("Join code"),
-        max_length=12,
-        widget=forms.TextInput(
-            attrs={"autocomplete": "off", "autocapitalize": "characters", "spellcheck": "false"}
-        ),
-    )
-
-
-class GuestForm(forms.Form):
-    nickname = forms.CharField(
-        label=gettext_lazy("Your nickname"),
-        max_length=services.NICKNAME_MAX_LENGTH,
-        help_text=gettext_lazy("1 to 24 characters; the others see it."),
-        widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
-    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -450,35 +357,6 @@ def _placeholder_svg(key: str) -> str:
 # --- class duels --------------------------------------------------------------------------------
 
 
-class ClassRunForm(forms.Form):
-    """Duels for a whole class: one lobby, then rounds of pairs, each pair its own duel."""
-
-    deck = forms.ModelChoiceField(
-        label=gettext_lazy("Deck"),
-        queryset=Deck.objects.none(),
-        help_text=gettext_lazy("One of your built decks."),
-    )
-    set_mode = forms.ChoiceField(
-        label=gettext_lazy("Cards"), choices=ClassRun.SetMode.choices, initial=ClassRun.SetMode.DECK
-    )
-    card_set = forms.CharField(
-        label=gettext_lazy("Lesson card set (for one set)"),
-        max_length=3,
-        required=False,
-        help_text=gettext_lazy("The letter on the card backs, e.g. A."),
-    )
-    timer_minutes = forms.IntegerField(
-        label=gettext_lazy("Timer in minutes (optional)"), min_value=1, max_value=60, required=False
-    )
-    allow_guests = forms.BooleanField(
-        label=gettext_lazy("Students may join without an account, with a nickname"), required=False
-    )
-
-    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["deck"].queryset = selectors.decks_playable_by(user)
-
-
 @login_required
 @require_http_methods(["GET", "POST"])
 def class_new(request: HttpRequest) -> HttpResponse:
@@ -556,45 +434,6 @@ def class_follow(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 # --- practice alone --------------------------------------------------------------------------------
-
-
-class PracticeForm(forms.Form):
-    title = forms.CharField(label=gettext_lazy("Title"), max_length=120, required=False)
-    deck = forms.ModelChoiceField(label=gettext_lazy("Deck"), queryset=Deck.objects.none())
-    card_set = forms.CharField(
-        label=gettext_lazy("Lesson card set (optional)"),
-        max_length=3,
-        required=False,
-        help_text=gettext_lazy("The letter on the card backs: only that set's cards are dealt."),
-    )
-    mode = forms.ChoiceField(
-        label=gettext_lazy("Play against"),
-        choices=PracticeAssignment.Mode.choices,
-        initial=PracticeAssignment.Mode.EITHER,
-    )
-    cards_per_player = forms.IntegerField(
-        label=gettext_lazy("Cards per player"), min_value=1, max_value=30, initial=5
-    )
-    bot_seconds = forms.DecimalField(
-        label=gettext_lazy("Simulated opponent: seconds to find a symbol"),
-        min_value=Decimal("0.5"),
-        max_value=Decimal("120"),
-        decimal_places=1,
-        initial=services.BOT_DEFAULT_SECONDS,
-    )
-    bot_accuracy = forms.IntegerField(
-        label=gettext_lazy("Simulated opponent: names right (%)"),
-        min_value=0,
-        max_value=100,
-        initial=services.BOT_DEFAULT_ACCURACY,
-    )
-    timer_minutes = forms.IntegerField(
-        label=gettext_lazy("Time limit in minutes (optional)"), min_value=1, max_value=60, required=False
-    )
-
-    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["deck"].queryset = selectors.decks_playable_by(user)
 
 
 @login_required

@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 import segno
-from django import forms
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.files.storage import default_storage
@@ -25,17 +24,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config import limits
 from content.media import PICTURE_CSP, picture_response
-from content.models import Period, SymbolSet, Theme
-from content.permissions import content_visible_to, runs_for, teaching_rows
-from games.services import NICKNAME_MAX_LENGTH, join_code_normalise
+from content.permissions import runs_for, teaching_rows
+from games.services import join_code_normalise
 
 from . import selectors, services
+from .forms import GuestForm, JoinCodeForm, WorkshopForm
 from .models import Group, Workshop, WorkshopParticipant
 
 POLL_MS = 2000
@@ -87,46 +85,6 @@ def _is_leader(request: HttpRequest, workshop: Workshop) -> bool:
 # --- creating ---------------------------------------------------------------------------------------
 
 
-class WorkshopForm(forms.Form):
-    title = forms.CharField(
-        label=gettext_lazy("Title (optional)"),
-        max_length=120,
-        required=False,
-        help_text=gettext_lazy("Shown on the projector, e.g. the class."),
-    )
-    symbol_set = forms.ModelChoiceField(
-        label=gettext_lazy("Auxiliary cards from"),
-        queryset=SymbolSet.objects.none(),
-        required=False,
-        empty_label=gettext_lazy("All published symbols"),
-    )
-    deal_mode = forms.ChoiceField(
-        label=gettext_lazy("Deal the cards"),
-        choices=Workshop.DealMode.choices,
-        initial=Workshop.DealMode.RANDOM,
-        widget=forms.RadioSelect,
-    )
-    key_themes = forms.ModelMultipleChoiceField(
-        label=gettext_lazy("Themes"),
-        queryset=Theme.objects.all(),
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-    )
-    key_periods = forms.ModelMultipleChoiceField(
-        label=gettext_lazy("Periods"),
-        queryset=Period.objects.all(),
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-    )
-    allow_guests = forms.BooleanField(
-        label=gettext_lazy("Students may join without an account, with a nickname"), required=False
-    )
-
-    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["symbol_set"].queryset = content_visible_to(user, SymbolSet.objects.all())
-
-
 @login_required
 @require_http_methods(["GET", "POST"])
 def workshop_new(request: HttpRequest) -> HttpResponse:
@@ -158,25 +116,6 @@ def workshop_new(request: HttpRequest) -> HttpResponse:
 
 
 # --- joining ------------------------------------------------------------------------------------------
-
-
-class JoinCodeForm(forms.Form):
-    code = forms.CharField(
-        label=gettext_lazy("Join code"),
-        max_length=12,
-        widget=forms.TextInput(
-            attrs={"autocomplete": "off", "autocapitalize": "characters", "spellcheck": "false"}
-        ),
-    )
-
-
-class GuestForm(forms.Form):
-    nickname = forms.CharField(
-        label=gettext_lazy("Your nickname"),
-        max_length=NICKNAME_MAX_LENGTH,
-        help_text=gettext_lazy("1 to 24 characters; the others see it."),
-        widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
-    )
 
 
 @require_http_methods(["GET", "POST"])

@@ -8,7 +8,8 @@ from decimal import Decimal
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
-from django.utils import timezone
+from django.utils import formats, timezone
+from django.utils.translation import gettext as _
 
 from lms.models import Assignment, ClassMember, Grade, SchoolClass, Submission
 
@@ -110,6 +111,58 @@ def assignment_for_student(user: Any, pk: int) -> Assignment | None:
 def submissions_of(student: Any, assignment: Assignment) -> QuerySet[Submission]:
     """``student``'s own attempts at ``assignment``; never anyone else's."""
     return Submission.objects.filter(assignment=assignment, student=student).order_by("number")
+
+
+def when_shown(moment: datetime) -> str:
+    """A moment as the pages and the refusals show it: local time, the locale's format."""
+    return formats.date_format(timezone.localtime(moment), "DATETIME_FORMAT")
+
+
+@dataclass
+class HomeworkAttempts:
+    """A student's attempts at one homework, the counted grade, and why a new attempt
+    cannot start now (``None`` when it can, or when one in progress can be resumed)."""
+
+    submissions: list[Submission]
+    in_progress: Submission | None
+    grade: Grade | None
+    reason: str | None
+
+    @property
+    def used(self) -> int:
+        return len(self.submissions)
+
+
+def homework_attempts_of(
+    student: Any, assignment: Assignment, *, now: datetime | None = None
+) -> HomeworkAttempts:
+    """``student``'s attempts at ``assignment`` and whether another can start.
+
+    The rules are those ``services.submission_start`` enforces: not before ``opens_at``,
+    not from ``due_at`` on, and no new attempt once ``max_attempts`` are used (an attempt
+    in progress can still be resumed). The homework page shows the reason in place of
+    the start button; the service still decides when the student presses it.
+    """
+    now = now or timezone.now()
+    submissions = list(submissions_of(student, assignment))
+    in_progress = next((s for s in submissions if s.status == Submission.Status.IN_PROGRESS), None)
+    reason = None
+    if assignment.opens_at and now < assignment.opens_at:
+        reason = _("It opens on %(when)s.") % {"when": when_shown(assignment.opens_at)}
+    elif assignment.due_at and now >= assignment.due_at:
+        reason = _("It was due on %(when)s.") % {"when": when_shown(assignment.due_at)}
+    elif (
+        in_progress is None
+        and assignment.max_attempts is not None
+        and len(submissions) >= assignment.max_attempts
+    ):
+        reason = _("You have used all your attempts.")
+    return HomeworkAttempts(
+        submissions=submissions,
+        in_progress=in_progress,
+        grade=assignment.grades.filter(student=student).first(),
+        reason=reason,
+    )
 
 
 # --- the gradebook --------------------------------------------------------------------------------

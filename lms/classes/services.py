@@ -13,7 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Max
-from django.utils import formats, timezone
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -27,6 +27,7 @@ from lms.models import Assignment, ClassMember, Grade, SchoolClass, Submission
 
 from . import quizzes
 from .errors import ClassError
+from .selectors import when_shown
 
 NAME_MAX_LENGTH = 120
 TITLE_MAX_LENGTH = 160
@@ -53,10 +54,6 @@ def _require_teacher(school_class: SchoolClass, user: Any) -> None:
     # A teacher who does not teach the class may not know it exists.
     if not is_class_teacher(school_class, user):
         raise ClassError("not_found", _("No such class."))
-
-
-def _when(moment: datetime) -> str:
-    return formats.date_format(timezone.localtime(moment), "DATETIME_FORMAT")
 
 
 # --- classes -------------------------------------------------------------------------------------
@@ -694,13 +691,13 @@ def submission_start(
         in_progress = mine.filter(status=Submission.Status.IN_PROGRESS).order_by("-number").first()
         if assignment.opens_at and now < assignment.opens_at:
             raise ClassError(
-                "not_open", _("This homework opens on %(when)s.") % {"when": _when(assignment.opens_at)}
+                "not_open", _("This homework opens on %(when)s.") % {"when": when_shown(assignment.opens_at)}
             )
         if assignment.due_at and now >= assignment.due_at:
             raise ClassError(
                 "due",
                 _("This homework was due on %(when)s; no more attempts can be made.")
-                % {"when": _when(assignment.due_at)},
+                % {"when": when_shown(assignment.due_at)},
             )
         if in_progress is not None:
             return in_progress

@@ -492,18 +492,7 @@ def homework_detail(request: HttpRequest, assignment_pk: int) -> HttpResponse:
             error = _("The attempt could not be opened; try again.")
     else:
         services.assignments_due_sweep(assignments=Assignment.objects.filter(pk=assignment.pk))
-    now = timezone.now()
-    submissions = list(selectors.submissions_of(request.user, assignment))
-    in_progress = next((s for s in submissions if s.status == Submission.Status.IN_PROGRESS), None)
-    used = len(submissions)
-    grade = assignment.grades.filter(student=request.user).first()
-    reason = None
-    if assignment.opens_at and now < assignment.opens_at:
-        reason = _("It opens on %(when)s.") % {"when": services._when(assignment.opens_at)}
-    elif assignment.due_at and now >= assignment.due_at:
-        reason = _("It was due on %(when)s.") % {"when": services._when(assignment.due_at)}
-    elif in_progress is None and assignment.max_attempts is not None and used >= assignment.max_attempts:
-        reason = _("You have used all your attempts.")
+    attempts = selectors.homework_attempts_of(request.user, assignment)
     return render(
         request,
         "lms/homework_detail.html",
@@ -511,12 +500,12 @@ def homework_detail(request: HttpRequest, assignment_pk: int) -> HttpResponse:
             "assignment": assignment,
             "submissions": [
                 (s, _attempt_url(s) if s.status == Submission.Status.IN_PROGRESS else None)
-                for s in submissions
+                for s in attempts.submissions
             ],
-            "in_progress": in_progress,
-            "grade": grade,
-            "used": used,
-            "reason": reason,
+            "in_progress": attempts.in_progress,
+            "grade": attempts.grade,
+            "used": attempts.used,
+            "reason": attempts.reason,
             "error": error,
             "modes": PracticeRun.Mode.choices,
         },

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 
 class LaunchRefused(Exception):
     """A login, launch or registration Talia will not accept.
@@ -19,3 +21,13 @@ class LaunchRefused(Exception):
         self.status = status
         self.hint = hint
         self.detail = detail
+
+
+def launch_gone() -> LaunchRefused:
+    """The picker's launch is no longer there (another session, or its LMS rows were removed)."""
+    return LaunchRefused(
+        "launch_gone",
+        _("This page belongs to a launch that has ended."),
+        status=403,
+        hint=_("Open the activity again from the LMS."),
+    )

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.utils.translation import gettext as _
+
+from lms.models import SchoolClass
 
 from . import connector
 from .models import ClassLink
 from .services import roster_apply
+
+log = logging.getLogger(__name__)
 
 
 def roster_sync(*, link_id: int) -> int:
@@ -26,3 +32,20 @@ def roster_sync(*, link_id: int) -> int:
         ClassLink.objects.filter(pk=link.pk).update(roster_error=str(error)[:500])
         raise
     return roster_apply(link=link, members=members)
+
+
+def class_roster_sync(*, school_class: SchoolClass) -> tuple[int, bool]:
+    """Read the roster of every LMS course linked to ``school_class`` now (the teacher's button).
+
+    Returns how many members were read and whether any LMS failed to send its roster; a
+    failing course is logged and the others are still read.
+    """
+    total = 0
+    failed = False
+    for link in ClassLink.objects.filter(school_class=school_class):
+        try:
+            total += roster_sync(link_id=link.pk)
+        except Exception:  # noqa: BLE001 - shown to the teacher, logged
+            log.exception("roster sync failed for class link %s", link.pk)
+            failed = True
+    return total, failed

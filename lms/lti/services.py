@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import time
+import uuid
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+import jwt
 from django.core import signing
 from django.db import transaction
 from django.utils import timezone
@@ -41,7 +44,8 @@ from lms.classes.selectors import classes_taught_by
 from lms.models import Assignment, ClassMember, Role, SchoolClass, User
 from lms.services import user_create, user_set_role
 
-from .errors import LaunchRefused
+from . import keys
+from .errors import LaunchRefused, launch_gone
 from .launch import AGS_CLAIM, CLAIM, DL_CLAIM, NRPS_CLAIM
 from .models import AssignmentLink, ClassLink
 
@@ -495,6 +499,79 @@ def deep_link_item(*, assignment: Assignment, context: LtiContext, launch_url: s
         **({"available": {"startDateTime": assignment.opens_at.isoformat()}} if assignment.opens_at else {}),
         **({"submission": {"endDateTime": assignment.due_at.isoformat()}} if assignment.due_at else {}),
     }
+
+
+def deep_link_response_sign(
+    *, registration: LtiRegistration, launch: dict[str, Any], items: list[dict[str, Any]]
+) -> str:
+    """The signed LtiDeepLinkingResponse JWT (LTI Deep Linking 2.0 §4.2) that answers the
+    deep-linking ``launch`` with ``items``, signed with Talia's current key."""
+    private_key, kid = keys.signing_material()
+    now = int(time.time())
+    settings_claim = launch.get("deep_linking_settings") or {}
+    message: dict[str, Any] = {
+        "iss": registration.client_id,
+        "aud": [registration.issuer],
+        "azp": registration.issuer,
+        "iat": now,
+        "exp": now + 600,
+        "nonce": uuid.uuid4().hex,
+        CLAIM + "deployment_id": launch["deployment_id"],
+        CLAIM + "message_type": "LtiDeepLinkingResponse",
+        CLAIM + "version": "1.3.0",
+        DL_CLAIM + "content_items": items,
+    }
+    if settings_claim.get("data") is not None:
+        message[DL_CLAIM + "data"] = settings_claim["data"]
+    return jwt.encode(message, private_key, algorithm="RS256", headers={"kid": kid})
+
+
+@dataclass(frozen=True)
+class Picked:
+    """What the teacher's pick made: the new ``assignment`` and, for a deep-linking launch,
+    the signed response the page posts back to the LMS (``jwt`` to ``return_url``)."""
+
+    assignment: Assignment
+    return_url: str = ""
+    jwt: str = ""
+
+
+def launch_pick(
+    *,
+    launch: dict[str, Any],
+    key: str,
+    school_class: SchoolClass,
+    teacher: User,
+    points: Decimal | None,
+    launch_url: str,
+) -> Picked:
+    """The teacher chose what the LMS activity of ``launch`` (``launch_accept``'s picker
+    data) opens: a new published assignment of ``school_class`` from the template ``key``.
+
+    A deep-linking launch is answered with one LtiResourceLink content item, signed
+    (``deep_link_response_sign``); a resource-link launch's activity is attached to the new
+    assignment (``resource_link_attach``). Refused with ``ClassError`` when the choice is
+    not the teacher's (nothing written), and with ``launch_gone`` when the launch's LMS rows
+    are no longer there.
+    """
+    assignment = assignment_from_template(key=key, school_class=school_class, teacher=teacher, points=points)
+    if launch["message_type"] == "LtiDeepLinkingRequest":
+        context = LtiContext.objects.filter(pk=launch["context"]).first()
+        registration = LtiRegistration.objects.filter(pk=launch["registration"], is_active=True).first()
+        if context is None or registration is None:
+            raise launch_gone()
+        item = deep_link_item(assignment=assignment, context=context, launch_url=launch_url)
+        token = deep_link_response_sign(registration=registration, launch=launch, items=[item])
+        return Picked(
+            assignment, return_url=launch["deep_linking_settings"]["deep_link_return_url"], jwt=token
+        )
+    resource_link = LtiResourceLink.objects.filter(pk=launch["resource_link"]).first()
+    if resource_link is None:
+        raise launch_gone()
+    resource_link_attach(
+        resource_link=resource_link, assignment=assignment, lineitem_url=launch.get("lineitem", "")
+    )
+    return Picked(assignment)
 
 
 # --- rosters (NRPS) ------------------------------------------------------------------------------

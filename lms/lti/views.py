@@ -1,6 +1,8 @@
 """LTI pages: login initiation, launch, deep-linking picker, JWKS, dynamic registration, roster, scores.
 
-Thin views: the checks live in ``launch``, the writes in ``services``/``scores``/``roster``.
+Thin views: the checks live in ``launch``, the writes in ``services``/``scores``/``roster``
+(``services.launch_accept`` turns a launch into a user, class and link; ``services.launch_pick``
+makes the picked assignment and signs the deep-linking response).
 Every refusal renders ``lms/lti/refused.html`` with a 4xx status and what to do next.
 """
 
@@ -8,13 +10,10 @@ from __future__ import annotations
 
 import logging
 import secrets
-import time
-import uuid
 from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import urlencode
 
-import jwt
 from django.contrib import messages
 from django.contrib.auth import login as auth_login
 from django.contrib.auth.decorators import login_required
@@ -26,17 +25,14 @@ from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from lti_tool.models import LtiContext, LtiRegistration, LtiResourceLink
 
 from config import limits
 from lms.classes.errors import ClassError
 from lms.classes.selectors import class_for_teacher
 
 from . import columns, keys, registration, roster, scores, services
-from .errors import LaunchRefused
+from .errors import LaunchRefused, launch_gone
 from .launch import (
-    CLAIM,
-    DL_CLAIM,
     STATE_TTL,
     CookiesBlocked,
     launch_form,
@@ -45,7 +41,6 @@ from .launch import (
     state_cookie_name,
 )
 from .middleware import SESSION_ORIGINS
-from .models import ClassLink
 from .selectors import class_roster, class_scores, registration_origins
 
 log = logging.getLogger(__name__)
@@ -126,17 +121,8 @@ def _remember_launch(request: HttpRequest, data: dict[str, Any]) -> str:
 def _launch_data(request: HttpRequest, key: str) -> dict[str, Any]:
     data = (request.session.get(SESSION_LAUNCHES) or {}).get(key)
     if data is None or not request.user.is_authenticated or data.get("user") != request.user.pk:
-        raise _launch_gone()
+        raise launch_gone()
     return data
-
-
-def _launch_gone() -> LaunchRefused:
-    return LaunchRefused(
-        "launch_gone",
-        _("This page belongs to a launch that has ended."),
-        status=403,
-        hint=_("Open the activity again from the LMS."),
-    )
 
 
 @csrf_exempt
@@ -189,28 +175,6 @@ def _points(value: str) -> Decimal | None:
     return points
 
 
-def deep_link_response(*, reg: LtiRegistration, data: dict[str, Any], items: list[dict[str, Any]]) -> str:
-    """The signed LtiDeepLinkingResponse JWT (LTI Deep Linking 2.0 §4.2)."""
-    private_key, kid = keys.signing_material()
-    now = int(time.time())
-    settings_claim = data.get("deep_linking_settings") or {}
-    message: dict[str, Any] = {
-        "iss": reg.client_id,
-        "aud": [reg.issuer],
-        "azp": reg.issuer,
-        "iat": now,
-        "exp": now + 600,
-        "nonce": uuid.uuid4().hex,
-        CLAIM + "deployment_id": data["deployment_id"],
-        CLAIM + "message_type": "LtiDeepLinkingResponse",
-        CLAIM + "version": "1.3.0",
-        DL_CLAIM + "content_items": items,
-    }
-    if settings_claim.get("data") is not None:
-        message[DL_CLAIM + "data"] = settings_claim["data"]
-    return jwt.encode(message, private_key, algorithm="RS256", headers={"kid": kid})
-
-
 @login_required
 @never_cache
 @require_http_methods(["GET", "POST"])
@@ -230,41 +194,27 @@ def pick(request: HttpRequest, key: str) -> HttpResponse:
     error = ""
     if request.method == "POST":
         try:
-            assignment = services.assignment_from_template(
+            done = services.launch_pick(
+                launch=data,
                 key=request.POST.get("template", ""),
                 school_class=school_class,
                 teacher=request.user,  # type: ignore[arg-type]
                 points=_points(request.POST.get("points", "").strip()),
+                launch_url=tool_urls(request)["launch"],
             )
         except ClassError as exc:
             error = str(exc)
+        except LaunchRefused as refusal:
+            return refused(request, refusal)
         else:
-            if data["message_type"] == "LtiDeepLinkingRequest":
-                context = LtiContext.objects.filter(pk=data["context"]).first()
-                reg = LtiRegistration.objects.filter(pk=data["registration"], is_active=True).first()
-                if context is None or reg is None:
-                    return refused(request, _launch_gone())
-                item = services.deep_link_item(
-                    assignment=assignment, context=context, launch_url=tool_urls(request)["launch"]
-                )
-                token = deep_link_response(reg=reg, data=data, items=[item])
+            if done.jwt:
                 return render(
                     request,
                     "lms/lti/deep_link_return.html",
-                    {
-                        "return_url": data["deep_linking_settings"]["deep_link_return_url"],
-                        "jwt": token,
-                        "assignment": assignment,
-                    },
+                    {"return_url": done.return_url, "jwt": done.jwt, "assignment": done.assignment},
                 )
-            resource_link = LtiResourceLink.objects.filter(pk=data["resource_link"]).first()
-            if resource_link is None:
-                return refused(request, _launch_gone())
-            services.resource_link_attach(
-                resource_link=resource_link, assignment=assignment, lineitem_url=data.get("lineitem", "")
-            )
             messages.success(
-                request, _("The LMS activity now opens “%(title)s”.") % {"title": assignment.title}
+                request, _("The LMS activity now opens “%(title)s”.") % {"title": done.assignment.title}
             )
             return redirect("lms:class", pk=school_class.pk)
     return render(
@@ -330,14 +280,7 @@ def roster_sync(request: HttpRequest, pk: int) -> HttpResponse:
     school_class = class_for_teacher(request.user, pk)
     if school_class is None:
         raise Http404
-    total = 0
-    failed = False
-    for link in ClassLink.objects.filter(school_class=school_class):
-        try:
-            total += roster.roster_sync(link_id=link.pk)
-        except Exception:  # noqa: BLE001 - shown to the teacher, logged
-            log.exception("roster sync failed for class link %s", link.pk)
-            failed = True
+    total, failed = roster.class_roster_sync(school_class=school_class)
     if failed:
         messages.error(request, _("The LMS did not send the roster; try again later."))
     else:
