@@ -1,4 +1,4 @@
-"""Forms of the content pages (imports, packages, decks and prints): they parse the
+"""Forms of the content pages (imports, packages, decks and prints, the library): they parse the
 request; the services in ``imports.py``, ``packages/services.py`` and ``building.py`` check
 and decide."""
 
@@ -13,7 +13,7 @@ from django.utils.translation import pgettext_lazy
 
 from . import building
 from .decks import deck_options
-from .models import LANGUAGES, ImportJob, PrintJob, SymbolSet, Tag
+from .models import LANGUAGES, ImportJob, LibraryEntry, Period, PrintJob, SymbolSet, Tag, Theme
 from .permissions import content_visible_to
 
 
@@ -265,3 +265,44 @@ class PrintForm(PrintOptionsForm):
             "language": self.cleaned_data.get("language") or None,
             "tag": self.cleaned_data.get("tag") or None,
         }
+
+
+# --- the library ------------------------------------------------------------------------------
+
+
+class LibrarySearchForm(forms.Form):
+    text = forms.CharField(label=_("Words in the title or description"), required=False, max_length=100)
+    kind = forms.ChoiceField(
+        label=_("Game"), required=False, choices=[("", _("Any game")), *LibraryEntry.Kind.choices]
+    )
+    theme = forms.ModelChoiceField(
+        label=_("Theme"), required=False, queryset=Theme.objects.all(), empty_label=_("Any theme")
+    )
+    period = forms.ModelChoiceField(
+        label=_("Period"), required=False, queryset=Period.objects.all(), empty_label=_("Any period")
+    )
+    language = forms.ChoiceField(
+        label=_("Language"), required=False, choices=[("", _("Any language")), *LANGUAGES]
+    )
+
+
+class PublishForm(forms.Form):
+    title = forms.CharField(
+        label=_("Title"),
+        max_length=120,
+        help_text=_("What other teachers see in the library, e.g. “Symbols of the Warsaw Uprising”."),
+    )
+    description = forms.CharField(
+        label=_("Description"),
+        required=False,
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=_("Optional: for which class, which lesson, what it is good for."),
+    )
+    language = forms.ChoiceField(label=_("Language"), choices=LANGUAGES)
+    themes = forms.ModelMultipleChoiceField(
+        label=_("Themes"), required=False, queryset=Theme.objects.all(), widget=forms.CheckboxSelectMultiple
+    )
+    periods = forms.ModelMultipleChoiceField(
+        label=_("Periods"), required=False, queryset=Period.objects.all(), widget=forms.CheckboxSelectMultiple
+    )

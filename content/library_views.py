@@ -11,7 +11,6 @@ from __future__ import annotations
 from functools import wraps
 from typing import Any
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
@@ -24,9 +23,10 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from . import library
+from .forms import LibrarySearchForm, PublishForm
 from .import_views import admin_page
 from .media import picture_response
-from .models import LANGUAGES, LibraryEntry, Period, Theme
+from .models import LibraryEntry
 
 KIND_OF_MODEL = {
     "symbolset": (LibraryEntry.Kind.SYMBOL_SET, "symbol_sets"),
@@ -49,44 +49,6 @@ def teacher_required(view: Any) -> Any:
         return view(request, *args, **kwargs)
 
     return wrapped
-
-
-class LibrarySearchForm(forms.Form):
-    text = forms.CharField(label=_("Words in the title or description"), required=False, max_length=100)
-    kind = forms.ChoiceField(
-        label=_("Game"), required=False, choices=[("", _("Any game")), *LibraryEntry.Kind.choices]
-    )
-    theme = forms.ModelChoiceField(
-        label=_("Theme"), required=False, queryset=Theme.objects.all(), empty_label=_("Any theme")
-    )
-    period = forms.ModelChoiceField(
-        label=_("Period"), required=False, queryset=Period.objects.all(), empty_label=_("Any period")
-    )
-    language = forms.ChoiceField(
-        label=_("Language"), required=False, choices=[("", _("Any language")), *LANGUAGES]
-    )
-
-
-class PublishForm(forms.Form):
-    title = forms.CharField(
-        label=_("Title"),
-        max_length=120,
-        help_text=_("What other teachers see in the library, e.g. “Symbols of the Warsaw Uprising”."),
-    )
-    description = forms.CharField(
-        label=_("Description"),
-        required=False,
-        max_length=2000,
-        widget=forms.Textarea(attrs={"rows": 3}),
-        help_text=_("Optional: for which class, which lesson, what it is good for."),
-    )
-    language = forms.ChoiceField(label=_("Language"), choices=LANGUAGES)
-    themes = forms.ModelMultipleChoiceField(
-        label=_("Themes"), required=False, queryset=Theme.objects.all(), widget=forms.CheckboxSelectMultiple
-    )
-    periods = forms.ModelMultipleChoiceField(
-        label=_("Periods"), required=False, queryset=Period.objects.all(), widget=forms.CheckboxSelectMultiple
-    )
 
 
 def _ids(raw: str) -> list[int]:
