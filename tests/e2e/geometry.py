@@ -24,6 +24,7 @@ PHONE_LANDSCAPE: dict[str, Any] = {
     "is_mobile": True,
 }
 TEACHER: dict[str, Any] = {"viewport": {"width": 1366, "height": 768}}
+LAPTOP = TEACHER  # the teacher's (or the facilitator's) laptop
 PROJECTOR_1080: dict[str, Any] = {"viewport": {"width": 1920, "height": 1080}}
 PROJECTOR_720: dict[str, Any] = {"viewport": {"width": 1280, "height": 720}}
 
@@ -31,6 +32,13 @@ PROJECTOR_720: dict[str, Any] = {"viewport": {"width": 1280, "height": 720}}
 PROJECTOR_BODY_PX = 32
 PROJECTOR_NUMBER_PX = 64
 TAP_PX = 44
+
+
+def projector_px(px: float, screen: dict[str, Any]) -> float:
+    """A projector's size rule of 1080 lines scaled to ``screen``'s height: the projector
+    view sets its type in viewport units, so 32 px at 1080 lines are 21.3 px at 720."""
+    return px * screen["viewport"]["height"] / 1080
+
 
 # Rounding of sub-pixel layout: a box may end a fraction of a pixel past the edge.
 _SLACK = 0.5

@@ -152,9 +152,22 @@ def test_knowledge_on_a_phone_fits_one_screen_upright_and_sideways(browsing, dem
     finish(browsing, page, sideways)
 
 
-def test_the_activity_board_fills_the_projector_and_its_controls_fit_a_phone(browsing, demo_site):
+def representative_drew(browsing: Any, site: Any, session: Any, **screen: Any) -> Any:
+    """The page of the representative of Sowy (who begin), signed in on ``screen``, after
+    drawing a card: the term, the hourglass and the outcomes are on it."""
     from games.models import Participant
 
+    player = session.state["representatives"]["t1"]
+    representative = Participant.objects.get(session=session, player_id=player)
+    page = browsing.new_page(**screen)
+    sign_in(page, site.url, representative.user.username, "pass-word-123")
+    open_page(page, f"{site.url}/games/sessions/{session.pk}/")
+    page.get_by_role("button", name=re.compile("Draw a card")).tap()
+    expect(page.locator(".term")).to_be_visible()
+    return page
+
+
+def test_the_activity_board_fills_the_projector_and_its_controls_fit_a_phone(browsing, demo_site):
     site = demo_site
     session = running_game(site.teacher_user)
     for name, screen in PROJECTORS:
@@ -189,14 +202,7 @@ def test_the_activity_board_fills_the_projector_and_its_controls_fit_a_phone(bro
             finish(browsing, page)
 
     # The representative's phone: the draw button, then the term, the hourglass and the outcomes.
-    # Sowy begin: its representative draws on their phone.
-    player = session.state["representatives"]["t1"]
-    representative = Participant.objects.get(session=session, player_id=player)
-    phone = browsing.new_page(**PHONE)
-    sign_in(phone, site.url, representative.user.username, "pass-word-123")
-    open_page(phone, f"{site.url}/games/sessions/{session.pk}/")
-    phone.get_by_role("button", name=re.compile("Draw a card")).tap()
-    expect(phone.locator(".term")).to_be_visible()
+    phone = representative_drew(browsing, site, session, **PHONE)
     assert_no_horizontal_overflow(phone)
     for selector in (".activity-controls", ".term-box", ".activity-turn"):
         assert_fits(phone, selector)
@@ -205,18 +211,25 @@ def test_the_activity_board_fills_the_projector_and_its_controls_fit_a_phone(bro
     finish(browsing, phone)
 
 
-def test_the_workshop_lead_page_is_live_with_a_projector_view_and_a_join_strip(browsing, demo_site):
+def workshop_dealt(browsing: Any, site: Any, **screen: Any) -> tuple[Any, Any]:
+    """A workshop of the demo teacher with its cards dealt, and the page of the one student
+    who joined it by its code on ``screen`` (a live page: the card arrives by polling)."""
     from games.workshop import services as workshop_services
 
-    site = demo_site
     workshop = workshop_services.workshop_create(teacher=site.teacher_user, title="3b")
-    student = browsing.new_page(**PHONE)
+    student = browsing.new_page(**screen)
     sign_in(student, site.url, site.students[0].username, site.students[0].password)
     open_page(student, f"{site.url}/games/workshops/join/{workshop.join_code}")
     with student.expect_navigation():
         student.get_by_role("button", name="Join as").click()
     assert student.evaluate("() => document.body.classList.contains('live')")
     workshop_services.workshop_deal(workshop=workshop, by=site.teacher_user)
+    return workshop, student
+
+
+def test_the_workshop_lead_page_is_live_with_a_projector_view_and_a_join_strip(browsing, demo_site):
+    site = demo_site
+    workshop, student = workshop_dealt(browsing, site, **PHONE)
 
     for name, screen in PROJECTORS:
         page = browsing.new_page(**screen)
