@@ -5,3 +5,14 @@ from django.utils.translation import gettext_lazy as _
 class GamesConfig(AppConfig):
     name = "games"
     verbose_name = _("Games")
+
+    def ready(self) -> None:
+        # Each game tells the session services what its end does and what its replay
+        # needs; games/services.py imports no game's module (the games import it).
+        from games import services
+        from games.play.knowledge import services as knowledge
+        from games.play.quiz_live import services as quiz_live
+
+        services.end_effect_register("knowledge", knowledge.knowledge_game_end)
+        services.end_effect_register("quiz_live", quiz_live.quiz_live_attempts_record)
+        services.replay_setup_register("knowledge", knowledge.replay_setup)

@@ -16,7 +16,7 @@ import secrets
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -34,7 +34,7 @@ from content.models import Symbol
 from games import classroom, selectors, timers
 from games.engines import engine_for, znajznak
 from games.engines.base import ActionError, IllegalAction, InvalidAction, InvalidSetup, rng_for
-from games.signals import knowledge_game_finished, practice_run_finished
+from games.signals import practice_run_finished
 
 from .models import (
     ActionRecord,
@@ -502,23 +502,30 @@ def end_has_effects(session: GameSession) -> bool:
     return session.kind == GameSession.Kind.PRACTICE or session.game in ("knowledge", "quiz_live")
 
 
+#: What the end of a game does beyond its session, by game: a record, the students' grades.
+#: Each game's own services register theirs (``games.apps.GamesConfig.ready``), so this
+#: module names no game and imports none of ``games/play/``.
+END_EFFECTS: dict[str, Callable[..., Any]] = {}
+#: What a game's log may leave out of its setup and the replay fills in (``replay.md``), by game.
+REPLAY_SETUPS: dict[str, Callable[[dict[str, Any], int], dict[str, Any]]] = {}
+
+
+def end_effect_register(game: str, effect: Callable[..., Any]) -> None:
+    """``effect(session=...)`` runs in the transaction that ends each ``game`` session."""
+    END_EFFECTS[game] = effect
+
+
+def replay_setup_register(game: str, complete: Callable[[dict[str, Any], int], dict[str, Any]]) -> None:
+    """``complete(setup, seed)`` gives the setup a replayed ``game`` log starts from."""
+    REPLAY_SETUPS[game] = complete
+
+
 def _end_effects(session: GameSession, state: Any) -> None:
     if session.kind == GameSession.Kind.PRACTICE:
         _practice_result(session, state)
-    if session.game == "knowledge":
-        from games.play.knowledge.services import knowledge_progress_record
-
-        # Every guess counts for progress when the game ends, whether or not anybody opens
-        # the results page afterwards (the record is idempotent: the page adds nothing).
-        knowledge_progress_record(session=session)
-        session.refresh_from_db(fields=["assets"])
-        knowledge_game_finished.send(sender=GameSession, session=session)  # a homework, perhaps
-    if session.game == "quiz_live":
-        from games.play.quiz_live.services import quiz_live_attempts_record
-
-        # Each student's graded attempt, in the transaction that ends the game (the service
-        # imports games.services: read here, as Knowledge?'s record above is).
-        quiz_live_attempts_record(session=session)
+    effect = END_EFFECTS.get(session.game)
+    if effect is not None:
+        effect(session=session)
 
 
 def _namings_record(
@@ -1101,10 +1108,8 @@ def log_replay(log: Any) -> Replay:
         return bad_log("The setup must be a JSON object.")
     if not isinstance(actions, list):
         return bad_log("The actions must be a JSON list.")
-    if game == "knowledge" and "cards" not in setup:
-        from games.play.knowledge.services import default_pool_cards
-
-        setup = {**setup, "cards": default_pool_cards(seed)}  # replay.md: the default pool
+    if game in REPLAY_SETUPS:
+        setup = REPLAY_SETUPS[game](setup, seed)
     try:
         state = engine.new_game(setup, seed=seed, variant=variant)
     except InvalidSetup as error:

@@ -24,7 +24,7 @@ from games import services as game_services
 from games.engines import knowledge
 from games.engines.base import InvalidSetup, rng_for
 from games.models import GameSession, Participant
-from games.signals import item_answered
+from games.signals import item_answered, knowledge_game_finished
 
 from . import selectors
 
@@ -305,3 +305,17 @@ def knowledge_progress_record(*, session: GameSession) -> int:
 
 def _question_card(card_id: str) -> bool:
     return card_id.startswith("q") and card_id[1:].isascii() and card_id[1:].isdigit()
+
+
+def knowledge_game_end(*, session: GameSession) -> None:
+    """When a Knowledge? game ends (``games.services.END_EFFECTS``): every guess counts for
+    progress, whether or not anybody opens the results page afterwards (the record is
+    idempotent: the page adds nothing), then a homework it was played for hears of it."""
+    knowledge_progress_record(session=session)
+    session.refresh_from_db(fields=["assets"])
+    knowledge_game_finished.send(sender=GameSession, session=session)
+
+
+def replay_setup(setup: dict[str, Any], seed: int) -> dict[str, Any]:
+    """A logged Knowledge? setup without cards plays the default pool (``replay.md``)."""
+    return setup if "cards" in setup else {**setup, "cards": default_pool_cards(seed)}
