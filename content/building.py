@@ -54,7 +54,7 @@ from django.db.models import Model, Prefetch
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from . import jobs
+from . import jobs, tasks_print
 from .decks import (
     DeckError,
     ImpossibleOrder,
@@ -651,9 +651,7 @@ def deck_create(
 
 
 def _enqueue_deck(deck_id: int) -> None:
-    from .tasks_print import deck_build_task
-
-    deck_build_task.delay(deck_id)
+    tasks_print.deck_build_task.delay(deck_id)
 
 
 # --- Decks: the plan -----------------------------------------------------------------------
@@ -1119,9 +1117,7 @@ def print_job_create(
 
 
 def _enqueue_print(job_id: int) -> None:
-    from .tasks_print import print_job_run_task
-
-    print_job_run_task.delay(job_id)
+    tasks_print.print_job_run_task.delay(job_id)
 
 
 PRINT_FILES = {

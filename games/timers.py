@@ -38,6 +38,7 @@ from django.utils import timezone
 from games.engines import engine_for
 from games.engines.base import IllegalAction
 
+from . import services, tasks
 from .models import GameSession
 
 logger = logging.getLogger(__name__)
@@ -84,15 +85,13 @@ def session_time_up_schedule(*, session_id: int, at: datetime) -> None:
     eager task cannot wait, and the lazy checks end the game instead. ``make run`` has a
     worker, which ends the game on time and tells the pages (``config.live_relay``).
     """
-    from .tasks import session_time_up_task
-
-    if session_time_up_task.app.conf.task_always_eager:
+    if tasks.session_time_up_task.app.conf.task_always_eager:
         return
     # A long timer is reached in hops (an early delivery schedules the next): a task that
     # waits past Redis's visibility timeout is handed out twice (config/settings.py).
     eta = min(at, timezone.now() + timedelta(seconds=settings.TASK_ETA_MAX_SECONDS))
     transaction.on_commit(
-        lambda: session_time_up_task.apply_async(args=[session_id], eta=eta),
+        lambda: tasks.session_time_up_task.apply_async(args=[session_id], eta=eta),
         # A broker that is down must not undo a start: the lazy checks still end the game.
         robust=True,
     )
@@ -139,10 +138,8 @@ def session_time_up(*, session_id: int, now: datetime | None = None) -> bool:
     session = GameSession.objects.filter(pk=session_id).only("status", "time_up_at").first()
     if session is None or not deadline_passed(session, now):
         return False
-    from .services import session_apply_action  # services calls back into this module
-
     try:
-        session_apply_action(session_id=session_id, player_id=None, action=dict(TIME_UP_ACTION))
+        services.session_apply_action(session_id=session_id, player_id=None, action=dict(TIME_UP_ACTION))
     except IllegalAction:
         # Someone else ended it first (the facilitator, a last card, another check).
         return False

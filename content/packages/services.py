@@ -37,7 +37,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from content import imports
+from content import imports, tasks
 from content.imports import ImportRefused
 from content.models import (
     ActivityCard,
@@ -449,15 +449,11 @@ def _preview(plan: Plan) -> dict[str, Any]:
 
 
 def _enqueue_check(job_id: int) -> None:
-    from content.tasks import package_import_check_task
-
-    package_import_check_task.delay(job_id)
+    tasks.package_import_check_task.delay(job_id)
 
 
 def _enqueue_apply(job_id: int) -> None:
-    from content.tasks import package_import_apply_task
-
-    package_import_apply_task.delay(job_id)
+    tasks.package_import_apply_task.delay(job_id)
 
 
 def package_import_create(*, user: Any, file: Any) -> PackageImport:

@@ -30,7 +30,7 @@ from games.play.know.services import know_questions_keep
 from games.services import SessionError, join_code_new
 from games.signals import item_answered, quiz_attempt_graded
 
-from . import selectors
+from . import selectors, tasks
 from .models import KIND_LABELS, Quiz, QuizAttempt, QuizItem, QuizResponse
 
 DEFAULT_ITEMS = 20
@@ -177,9 +177,7 @@ def quiz_create(
             state=BuildState.QUEUED,
         )
         if enqueue:
-            from .tasks import quiz_generate_task
-
-            transaction.on_commit(lambda: quiz_generate_task.delay(quiz.pk))
+            transaction.on_commit(lambda: tasks.quiz_generate_task.delay(quiz.pk))
     return quiz
 
 
@@ -336,9 +334,7 @@ def quizzes_create_for_students(
                 )
             )
         pks = [quiz.pk for quiz in quizzes]
-        from .tasks import quizzes_generate_task
-
-        transaction.on_commit(lambda: quizzes_generate_task.delay(pks))
+        transaction.on_commit(lambda: tasks.quizzes_generate_task.delay(pks))
     return quizzes
 
 
@@ -454,8 +450,6 @@ STOPPED = gettext_noop(
 
 def quiz_retry(*, quiz: Quiz, by: Any) -> Quiz:
     """ "Try again" for a quiz whose generation FAILED: queue it again, from its pool snapshot."""
-    from .tasks import quiz_generate_task
-
     with transaction.atomic():
         locked = Quiz.objects.select_for_update().get(pk=quiz.pk)
         if not runs_for(by, locked.owner_id):
@@ -464,15 +458,13 @@ def quiz_retry(*, quiz: Quiz, by: Any) -> Quiz:
             raise QuizError("not_failed", _("Only a quiz whose generation failed can be tried again."))
         locked.state, locked.progress, locked.message = BuildState.QUEUED, 0, ""
         locked.save(update_fields=["state", "progress", "message", "updated"])
-        transaction.on_commit(lambda: quiz_generate_task.delay(locked.pk))
+        transaction.on_commit(lambda: tasks.quiz_generate_task.delay(locked.pk))
     return locked
 
 
 def quizzes_requeue(*, now: datetime | None = None) -> int:
     """Send again to the queue every quiz waiting there too long (``content.jobs.queued_cutoff``):
     the rest of a batch whose worker died, a task the broker lost."""
-    from .tasks import quiz_generate_task
-
     now = now or timezone.now()
     with transaction.atomic():
         waiting = list(
@@ -482,7 +474,7 @@ def quizzes_requeue(*, now: datetime | None = None) -> int:
         )
         Quiz.objects.filter(pk__in=waiting).update(updated=now)
         for pk in waiting:
-            transaction.on_commit(lambda pk=pk: quiz_generate_task.delay(pk))
+            transaction.on_commit(lambda pk=pk: tasks.quiz_generate_task.delay(pk))
     return len(waiting)
 
 

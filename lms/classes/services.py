@@ -25,7 +25,7 @@ from games.play.knowledge.services import KnowledgeOptions, homework_token, know
 from lms import grading
 from lms.models import Assignment, ClassMember, Grade, SchoolClass, Submission
 
-from . import quizzes
+from . import quizzes, tasks
 from .errors import ClassError
 from .selectors import when_shown
 
@@ -636,11 +636,9 @@ def _due_schedule(assignment: Assignment) -> None:
     """
     if assignment.due_at is None:
         return
-    from .tasks import assignment_due_grade_task
-
     assignment_id = assignment.pk
     eta = min(assignment.due_at, timezone.now() + timedelta(seconds=settings.TASK_ETA_MAX_SECONDS))
-    transaction.on_commit(lambda: assignment_due_grade_task.apply_async((assignment_id,), eta=eta))
+    transaction.on_commit(lambda: tasks.assignment_due_grade_task.apply_async((assignment_id,), eta=eta))
 
 
 def assignment_due_schedule_next(*, assignment_id: int) -> None:
@@ -649,9 +647,7 @@ def assignment_due_schedule_next(*, assignment_id: int) -> None:
     Not when tasks run in-process: an eager task cannot wait, so it would run again at once
     (the sweep and the pages grade the homework when it is due).
     """
-    from .tasks import assignment_due_grade_task
-
-    if assignment_due_grade_task.app.conf.task_always_eager:
+    if tasks.assignment_due_grade_task.app.conf.task_always_eager:
         return
     assignment = Assignment.objects.filter(pk=assignment_id).first()
     if assignment is not None and assignment.due_at is not None and timezone.now() < assignment.due_at:

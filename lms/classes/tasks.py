@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from . import services
+
 
 @shared_task(
     acks_late=True, reject_on_worker_lost=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=5
@@ -11,10 +13,8 @@ from celery import shared_task
 def assignment_due_grade_task(assignment_id: int) -> int:
     """At the due time: grade the attempts still in progress (repeated runs do nothing; an
     early run, one hop of a far due time, schedules the next hop)."""
-    from .services import assignment_due_grade, assignment_due_schedule_next
-
-    graded = assignment_due_grade(assignment_id=assignment_id)
-    assignment_due_schedule_next(assignment_id=assignment_id)
+    graded = services.assignment_due_grade(assignment_id=assignment_id)
+    services.assignment_due_schedule_next(assignment_id=assignment_id)
     return graded
 
 
@@ -23,6 +23,4 @@ def assignments_due_sweep_task() -> int:
     """For a periodic schedule: grade any due homework the due-time task missed, and every
     timed quiz attempt whose time ran out while nobody had it open (homework without a due
     time, standalone quizzes)."""
-    from .services import assignments_due_sweep
-
-    return assignments_due_sweep()
+    return services.assignments_due_sweep()
