@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -12,6 +13,8 @@ from playwright.sync_api import Page, Response, expect
 
 # WCAG 2.0, 2.1 and 2.2, levels A and AA (axe-core has no wcag22a tag).
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+#: How long after an abort the navigation that caused it may still begin (PageWatch).
+ABORT_BEFORE_NAVIGATION_S = 2.0
 
 _axe = Axe()
 
@@ -26,8 +29,10 @@ class PageWatch:
     A request the browser aborts (``net::ERR_ABORTED``) because the page went on to another
     document before it finished is not a problem: a script the page was still importing, a
     poll under way, when a test (or a person) opens the next page right after the load event.
-    Only that case is let through: the abort must come after a navigation of the main frame
-    that started after the request did (chromium reports it between the two).
+    Only that case is let through: a navigation of the main frame must have started after the
+    request did, and before the abort or just after it (a navigation first stops the loads of
+    the page it leaves, so chromium may report the abort before the navigation's request). An
+    abort is therefore judged when the problems are taken, not when it is reported.
     """
 
     origin: str
@@ -35,6 +40,11 @@ class PageWatch:
     # Navigations of the main frame started so far, and the count when each request started.
     _navigations: int = field(default=0, init=False)
     _started: dict[Any, int] = field(default_factory=dict, init=False)
+    # When each navigation of the main frame started (time.monotonic()).
+    _navigated_at: list[float] = field(default_factory=list, init=False)
+    # Aborted requests still to judge: what to report, the navigations when the request
+    # started, and when it was aborted.
+    _aborts: list[tuple[str, int, float]] = field(default_factory=list, init=False)
 
     def attach(self, page: Page) -> None:
         page.on("console", self._console)
@@ -46,7 +56,8 @@ class PageWatch:
 
     def take(self) -> list[str]:
         """The problems seen since the last call."""
-        problems, self.problems = self.problems, []
+        left = [problem for problem, started, at in self._aborts if not self._moved_on(started, at)]
+        problems, self.problems, self._aborts = [*self.problems, *left], [], []
         return problems
 
     def _same_origin(self, url: str) -> bool:
@@ -67,18 +78,23 @@ class PageWatch:
     def _request(self, request: Any) -> None:
         if request.is_navigation_request() and request.frame.parent_frame is None:
             self._navigations += 1
+            self._navigated_at.append(time.monotonic())
         self._started[request] = self._navigations
 
-    def _left_behind(self, request: Any) -> bool:
-        """Aborted because the page moved on: a newer navigation began after this request."""
-        started = self._started.pop(request, None)
-        return request.failure == "net::ERR_ABORTED" and started is not None and started < self._navigations
+    def _moved_on(self, started: int, aborted_at: float) -> bool:
+        """Whether a navigation that began after the request was under way by, or began
+        within a moment of, its abort."""
+        return any(at <= aborted_at + ABORT_BEFORE_NAVIGATION_S for at in self._navigated_at[started:])
 
     def _request_failed(self, request: Any) -> None:
-        if self._left_behind(request):
+        started = self._started.pop(request, None)
+        if not self._same_origin(request.url) or self._is_favicon(request.url):
             return
-        if self._same_origin(request.url) and not self._is_favicon(request.url):
-            self.problems.append(f"request failed: {request.url} ({request.failure})")
+        problem = f"request failed: {request.url} ({request.failure})"
+        if request.failure == "net::ERR_ABORTED" and started is not None:
+            self._aborts.append((problem, started, time.monotonic()))  # moved on? see take()
+        else:
+            self.problems.append(problem)
 
     def _response(self, response: Response) -> None:
         if self._same_origin(response.url) and response.status >= 400 and not self._is_favicon(response.url):

@@ -55,3 +55,29 @@ def test_a_request_the_next_page_makes_is_watched_again(browsing, live_server):
         add_script(page, HELD)
     problems = browsing.problems(page)
     assert f"request failed: {live_server.url}{HELD} (net::ERR_ABORTED)" in problems, problems
+
+
+def test_an_abort_reported_just_before_the_next_page_is_not_a_problem(browsing, live_server):
+    """Leaving a page stops its loads first: chromium may report the abort before the
+    navigation's own request."""
+    page = browsing.new_page()
+    open_page(page, f"{live_server.url}/")
+    page.route(f"**{HELD}", lambda route: route.abort("aborted"))
+    with page.expect_event("requestfailed"):
+        add_script(page, HELD)
+    open_page(page, f"{live_server.url}/accounts/login/")
+    assert browsing.problems(page) == []
+
+
+def test_an_abort_long_before_the_next_page_is_still_a_problem(browsing, live_server, monkeypatch):
+    from tests.e2e import browsing as watching
+
+    monkeypatch.setattr(watching, "ABORT_BEFORE_NAVIGATION_S", -1.0)  # "long" without waiting
+    page = browsing.new_page()
+    open_page(page, f"{live_server.url}/")
+    page.route(f"**{HELD}", lambda route: route.abort("aborted"))
+    with page.expect_event("requestfailed"):
+        add_script(page, HELD)
+    open_page(page, f"{live_server.url}/accounts/login/")
+    problems = browsing.problems(page)
+    assert f"request failed: {live_server.url}{HELD} (net::ERR_ABORTED)" in problems, problems
