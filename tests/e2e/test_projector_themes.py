@@ -43,6 +43,15 @@ def luminance(page: Any) -> float:
     return float(page.evaluate(BACKGROUND_LUMINANCE))
 
 
+def duel_page(page: Any, url: str) -> str:
+    """A new ZnajZnak duel's page, left only once its game script has loaded (else the import is cut off)."""
+    session_id = new_duel(page, url)
+    page.wait_for_function(
+        "() => performance.getEntriesByType('resource').some((entry) => entry.name.endsWith('/dom.js'))"
+    )
+    return f"{url}/games/sessions/{session_id}/"
+
+
 def with_query(url: str, query: str) -> str:
     return f"{url}{'&' if '?' in url else '?'}{query}"
 
@@ -89,8 +98,7 @@ def assert_both_themes(browsing: Any, page: Any, url: str, ready: str, where: st
 
 def test_the_theme_toggle_shows_on_the_projector_view_only(browsing, demo_site):
     page = signed_in(browsing, demo_site.teacher, demo_site.url, **PROJECTOR_1080)
-    session_id = new_duel(page, demo_site.url)
-    url = f"{demo_site.url}/games/sessions/{session_id}/"
+    url = duel_page(page, demo_site.url)
     open_page(page, with_query(url, "view=normal&theme=dark"))
     expect(page.locator("[data-theme-toggle]")).to_be_hidden()
     # The dark theme is the projector's: the normal view stays light with it remembered.
@@ -103,8 +111,7 @@ def test_the_theme_toggle_shows_on_the_projector_view_only(browsing, demo_site):
 
 def test_the_znajznak_duel_in_both_themes(browsing, demo_site):
     page = signed_in(browsing, demo_site.teacher, demo_site.url, **PROJECTOR_1080)
-    session_id = new_duel(page, demo_site.url)
-    url = f"{demo_site.url}/games/sessions/{session_id}/"
+    url = duel_page(page, demo_site.url)
     assert_both_themes(browsing, page, url, "[data-join-strip]", "ZnajZnak duel lobby")
 
 
