@@ -6,6 +6,9 @@
 //   data-projector-toggle does the same and asks for full screen. The choice is remembered
 //   (localStorage) for the pages where a game is played, led or projected (body.live).
 //   Stylesheets style it with [data-view="projector"] selectors.
+// - The projector's dark theme: ?theme=dark or ?theme=light, or a button with data-theme-toggle,
+//   sets data-theme="dark" on <html> (remembered in localStorage, on every page); the colour
+//   tokens (static/talia/tokens.css) turn dark under [data-view="projector"][data-theme="dark"].
 // - On body.live the header folds to the brand and a "Menu" button (aria-expanded).
 // - A join strip (templates/games/_join_strip.html) is big while its game is in the lobby and
 //   a corner strip once play starts; its button shows the whole code again for late joiners.
@@ -15,10 +18,12 @@
   const root = document.documentElement;
   const KEY = "talia.view";
   const PROJECTOR = "projector";
+  const THEME_KEY = "talia.theme";
+  const DARK = "dark";
 
-  function remembered() {
+  function remembered(key = KEY) {
     try {
-      return window.localStorage.getItem(KEY);
+      return window.localStorage.getItem(key);
     } catch {
       return null; // storage refused (private mode, a framed page): the view lasts one page
     }
@@ -31,6 +36,27 @@
     } catch {
       /* see remembered() */
     }
+  }
+
+  function rememberTheme(theme) {
+    try {
+      if (theme === DARK) window.localStorage.setItem(THEME_KEY, DARK);
+      else window.localStorage.removeItem(THEME_KEY);
+    } catch {
+      /* see remembered() */
+    }
+  }
+
+  function isDark() {
+    return root.dataset.theme === DARK;
+  }
+
+  function setTheme(theme) {
+    if (theme === DARK) root.dataset.theme = DARK;
+    else delete root.dataset.theme;
+    document.querySelectorAll("[data-theme-toggle]").forEach((button) => {
+      button.setAttribute("aria-pressed", String(isDark()));
+    });
   }
 
   function isProjector() {
@@ -53,19 +79,31 @@
   if (asked === PROJECTOR || (asked !== "normal" && live && remembered() === PROJECTOR)) {
     root.dataset.view = PROJECTOR;
   }
+  const askedTheme = new URLSearchParams(window.location.search).get("theme");
+  if (askedTheme === DARK || askedTheme === "light") rememberTheme(askedTheme);
+  if (askedTheme === DARK || (askedTheme !== "light" && remembered(THEME_KEY) === DARK)) {
+    root.dataset.theme = DARK;
+  }
   root.dataset.screen = "ready"; // the folded menu needs this script; without it the menu stays open
 
-  function dropViewFromAddress() {
+  function dropFromAddress(name) {
     const url = new URL(window.location.href);
-    if (!url.searchParams.has("view")) return;
-    url.searchParams.delete("view");
+    if (!url.searchParams.has(name)) return;
+    url.searchParams.delete(name);
     window.history.replaceState(window.history.state, "", url);
+  }
+
+  function toggleTheme() {
+    const next = isDark() ? "light" : DARK;
+    rememberTheme(next);
+    dropFromAddress("theme"); // a reload keeps the choice just made, not the address's
+    setTheme(next);
   }
 
   function toggleProjector() {
     const next = isProjector() ? "normal" : PROJECTOR;
     remember(next);
-    dropViewFromAddress(); // a reload keeps the choice just made, not the address's
+    dropFromAddress("view"); // a reload keeps the choice just made, not the address's
     setView(next);
     if (next === PROJECTOR) {
       if (!document.fullscreenElement && root.requestFullscreen) {
@@ -132,6 +170,10 @@
     document.querySelectorAll("[data-projector-toggle]").forEach((button) => {
       button.setAttribute("aria-pressed", String(isProjector()));
       button.addEventListener("click", toggleProjector);
+    });
+    document.querySelectorAll("[data-theme-toggle]").forEach((button) => {
+      button.setAttribute("aria-pressed", String(isDark()));
+      button.addEventListener("click", toggleTheme);
     });
     document.querySelectorAll("[data-join-strip]").forEach(setUpJoinStrip);
   }
