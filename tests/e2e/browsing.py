@@ -13,7 +13,7 @@ from playwright.sync_api import Page, Response, expect
 
 # WCAG 2.0, 2.1 and 2.2, levels A and AA (axe-core has no wcag22a tag).
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
-#: How long after an abort the navigation that caused it may still begin (PageWatch).
+#: How long after an abort the new document that caused it may still commit (PageWatch).
 ABORT_BEFORE_NAVIGATION_S = 2.0
 
 _axe = Axe()
@@ -29,19 +29,19 @@ class PageWatch:
     A request the browser aborts (``net::ERR_ABORTED``) because the page went on to another
     document before it finished is not a problem: a script the page was still importing, a
     poll under way, when a test (or a person) opens the next page right after the load event.
-    Only that case is let through: a navigation of the main frame must have started after the
-    request did, and before the abort or just after it (a navigation first stops the loads of
-    the page it leaves, so chromium may report the abort before the navigation's request). An
-    abort is therefore judged when the problems are taken, not when it is reported.
+    Only that case is let through: the main frame must have moved to a new document (a
+    commit, Playwright's ``framenavigated``) after the request started, and before the abort
+    or within a moment after it. The document that made the request is then gone; its
+    scripts may even have started the request after the navigation did. Chromium reports the
+    abort and the commit in either order, so an abort is judged when the problems are taken.
     """
 
     origin: str
     problems: list[str] = field(default_factory=list)
-    # Navigations of the main frame started so far, and the count when each request started.
-    _navigations: int = field(default=0, init=False)
+    # When the main frame moved to each new document (time.monotonic()), and how many it had
+    # moved to when each request started.
+    _committed_at: list[float] = field(default_factory=list, init=False)
     _started: dict[Any, int] = field(default_factory=dict, init=False)
-    # When each navigation of the main frame started (time.monotonic()).
-    _navigated_at: list[float] = field(default_factory=list, init=False)
     # Aborted requests still to judge: what to report, the navigations when the request
     # started, and when it was aborted.
     _aborts: list[tuple[str, int, float]] = field(default_factory=list, init=False)
@@ -50,6 +50,7 @@ class PageWatch:
         page.on("console", self._console)
         page.on("pageerror", lambda error: self.problems.append(f"script error: {error}"))
         page.on("request", self._request)
+        page.on("framenavigated", self._frame_navigated)
         page.on("requestfinished", lambda request: self._started.pop(request, None))
         page.on("requestfailed", self._request_failed)
         page.on("response", self._response)
@@ -75,16 +76,17 @@ class PageWatch:
         # when that page names no icon; check_icon() checks every page names one instead.
         return self._same_origin(url) and urlsplit(url).path == "/favicon.ico"
 
+    def _frame_navigated(self, frame: Any) -> None:
+        if frame.parent_frame is None:
+            self._committed_at.append(time.monotonic())
+
     def _request(self, request: Any) -> None:
-        if request.is_navigation_request() and request.frame.parent_frame is None:
-            self._navigations += 1
-            self._navigated_at.append(time.monotonic())
-        self._started[request] = self._navigations
+        self._started[request] = len(self._committed_at)
 
     def _moved_on(self, started: int, aborted_at: float) -> bool:
-        """Whether a navigation that began after the request was under way by, or began
-        within a moment of, its abort."""
-        return any(at <= aborted_at + ABORT_BEFORE_NAVIGATION_S for at in self._navigated_at[started:])
+        """Whether the main frame moved to a new document after the request started, by the
+        abort or within a moment of it."""
+        return any(at <= aborted_at + ABORT_BEFORE_NAVIGATION_S for at in self._committed_at[started:])
 
     def _request_failed(self, request: Any) -> None:
         started = self._started.pop(request, None)
