@@ -18,7 +18,17 @@ from django.core.management import get_commands, load_command_class
 LOCALE = Path(settings.BASE_DIR) / "locale" / "pl" / "LC_MESSAGES"
 SCRIPTS = [
     f"static/games/{name}.js"
-    for name in ("live", "znajznak", "activity", "know", "knowledge", "classrun", "quiz", "quiz_live", "generic")
+    for name in (
+        "live",
+        "znajznak",
+        "activity",
+        "know",
+        "knowledge",
+        "classrun",
+        "quiz",
+        "quiz_live",
+        "generic",
+    )
 ]
 #: Strings whose Polish is the same word ("Start" is the start field of Activity's board).
 SAME_IN_POLISH = {"Start", "start"}
