@@ -11,6 +11,7 @@ def test_every_scheduled_sweep_is_a_registered_task() -> None:
     assert scheduled == {
         "lms.classes.tasks.assignments_due_sweep_task",
         "lms.lti.tasks.scores_sweep",
+        "lms.lti.tasks.progress_columns_sweep",
         "content.tasks.jobs_sweep_task",
         "games.quiz.tasks.quizzes_sweep_task",
         "games.tasks.knowledge_balance_sweep_task",

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.browsing import open_page, sign_in
-from tests.e2e.test_activity_turn import check, running_game, state
+from tests.e2e.test_activity_turn import check, problems, running_game, state
 from tests.e2e.test_keyboard_and_phone import tab_to
 
 pytestmark = pytest.mark.e2e
@@ -67,3 +67,8 @@ def test_the_facilitator_plays_a_turn_by_keyboard_on_a_phone(browsing, demo_user
     game = state(session.pk)[1]
     assert game.phase == "presenting" and game.positions == (0, 0) and game.history == ()
     check(browsing, page, "facilitator's phone, after the undo", phone=True)
+    # Closed here, so that a reconnection the page tried after the last check (the test
+    # server refuses WebSockets; the page polls) is judged like the rest, not at teardown.
+    page.close()
+    left = problems(browsing, page)
+    assert not left, left
