@@ -8,10 +8,12 @@ Each assertion names the selector and the numbers it found, so a failure says wh
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
 from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 PHONE: dict[str, Any] = {
     "viewport": {"width": 360, "height": 740},
@@ -213,3 +215,16 @@ def assert_uncovered_by_join_strip(page: Page, selector: str) -> int:
         f"{name!r} {found_box}" for name, found_box in covered
     )
     return len(boxes)
+
+
+def resize_to(page: Page, screen: dict[str, Any]) -> None:
+    """Give ``page`` the viewport of ``screen`` and let its layout follow (the projector's
+    scripts refit the table after a resize): at most 5 s for the page to stop scrolling.
+    A page that never fits is left to the assertions that follow, which say what overflows."""
+    page.set_viewport_size(screen["viewport"])
+    with contextlib.suppress(PlaywrightTimeoutError):
+        page.wait_for_function(
+            "() => document.documentElement.scrollWidth <= innerWidth"
+            " && document.documentElement.scrollHeight <= innerHeight",
+            timeout=5000,
+        )

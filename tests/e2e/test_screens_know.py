@@ -27,6 +27,7 @@ from tests.e2e.geometry import (
     assert_no_page_scroll,
     assert_tap_targets,
     assert_uncovered_by_join_strip,
+    resize_to,
 )
 from tests.e2e.test_screens_znajznak import clean, shoot, signed_in, students
 from tests.e2e.test_znajznak_duel import page_problems
@@ -107,7 +108,7 @@ def test_the_answer_form_fits_a_phone_and_the_round_fits_the_projector(browsing,
     assert_fits(projector, "[data-join-strip]")
     assert_uncovered_by_join_strip(projector, ".know-round .know-question, .know-banner h2")
     clean(browsing, projector, "Know projector, projector view 1080p")
-    projector.set_viewport_size(PROJECTOR_720["viewport"])
+    resize_to(projector, PROJECTOR_720)
     shoot(projector, "know-projector-720")
     assert_no_page_scroll(projector)
 

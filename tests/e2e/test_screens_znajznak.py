@@ -31,6 +31,7 @@ from tests.e2e.geometry import (
     assert_no_page_scroll,
     assert_tap_targets,
     assert_uncovered_by_join_strip,
+    resize_to,
 )
 from tests.e2e.test_znajznak_duel import page_problems
 
@@ -150,7 +151,7 @@ def test_a_duel_fits_the_phone_the_laptop_and_the_projector(browsing, demo_users
     assert_projector_table(projector, 2, big=True)
     shoot(projector, "znajznak-duel-projector-1080")
     clean(browsing, projector, "ZnajZnak duel, projector view 1080p")
-    projector.set_viewport_size(PROJECTOR_720["viewport"])
+    resize_to(projector, PROJECTOR_720)
     assert_projector_table(projector, 2, big=False)
     shoot(projector, "znajznak-duel-projector-720")
 
@@ -182,7 +183,7 @@ def test_every_seat_and_the_middle_fit_the_projector(browsing, demo_users_site, 
     expect(projector.locator(".seat.middle .symbols")).to_have_count(1 if middle else 0)
     shoot(projector, f"znajznak-{variant}-projector-1080")
     clean(browsing, projector, f"ZnajZnak {variant}, projector view 1080p")
-    projector.set_viewport_size(PROJECTOR_720["viewport"])
+    resize_to(projector, PROJECTOR_720)
     assert_projector_table(projector, 4, big=False)
     if middle:
         assert_fits(projector, ".seat.middle .symbols")
