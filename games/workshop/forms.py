@@ -10,7 +10,6 @@ from django.utils.translation import gettext_lazy
 
 from content.models import Period, SymbolSet, Theme
 from content.permissions import content_visible_to
-from games.services import NICKNAME_MAX_LENGTH
 
 from .models import Workshop
 
@@ -53,22 +52,3 @@ class WorkshopForm(forms.Form):
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["symbol_set"].queryset = content_visible_to(user, SymbolSet.objects.all())
-
-
-class JoinCodeForm(forms.Form):
-    code = forms.CharField(
-        label=gettext_lazy("Join code"),
-        max_length=12,
-        widget=forms.TextInput(
-            attrs={"autocomplete": "off", "autocapitalize": "characters", "spellcheck": "false"}
-        ),
-    )
-
-
-class GuestForm(forms.Form):
-    nickname = forms.CharField(
-        label=gettext_lazy("Your nickname"),
-        max_length=NICKNAME_MAX_LENGTH,
-        help_text=gettext_lazy("1 to 24 characters; the others see it."),
-        widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
-    )

@@ -30,10 +30,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from config import limits
 from content.media import PICTURE_CSP, picture_response
 from content.permissions import runs_for, teaching_rows
+from games.forms import GuestForm, JoinCodeForm
 from games.services import join_code_normalise
 
 from . import selectors, services
-from .forms import GuestForm, JoinCodeForm, WorkshopForm
+from .forms import WorkshopForm
 from .models import Group, Workshop, WorkshopParticipant
 
 POLL_MS = 2000
