@@ -56,7 +56,11 @@ def _children(pid: int) -> list[int]:
 
 
 class Worker:
-    """A running worker: ``pool_pid()`` is its one pool process, the one running a task."""
+    """A running worker: ``pool_pid()`` is its one pool process, the one running a task.
+
+    The worker leads a process group of its own (its main process, its pool process and
+    their render processes), so a test can kill all of it at once (``kill_all``).
+    """
 
     def __init__(self, process: subprocess.Popen[bytes], log: Path) -> None:
         self.process, self.log = process, log
@@ -71,6 +75,12 @@ class Worker:
         pid = self.pool_pid()
         os.kill(pid, signal.SIGKILL)
         return pid
+
+    def kill_all(self) -> None:
+        """SIGKILL the whole worker (its process group), as an out-of-memory kill of its
+        container or ``kill -9`` of its service would: nothing is acknowledged."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
@@ -108,14 +118,20 @@ def worker_process(tmp_path: Path, hold_file: Path, **env: str) -> Iterator[Work
     ]
     with log.open("wb") as output:
         process = subprocess.Popen(
-            command, cwd=ROOT, env=environment, stdout=output, stderr=subprocess.STDOUT
+            command,
+            cwd=ROOT,
+            env=environment,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     worker = Worker(process, log)
     try:
         yield worker
     finally:
         hold_file.unlink(missing_ok=True)
-        process.terminate()
+        if process.poll() is None:
+            process.terminate()
         try:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
@@ -135,3 +151,25 @@ def wait_for(check: Callable[[], Any], what: str, worker: Worker, timeout: float
         assert worker.process.poll() is None, f"the worker exited:\n{worker.output()[-4000:]}"
         time.sleep(0.1)
     pytest.fail(f"timed out waiting for {what}; worker log:\n{worker.output()[-4000:]}")
+
+
+@contextmanager
+def _broker_channel() -> Iterator[Any]:
+    from config.celery import app
+
+    with app.connection_for_write() as connection:
+        yield connection.default_channel
+
+
+def unacknowledged() -> int:
+    """How many tasks workers took from Redis without acknowledging them (kombu's
+    ``unacked`` hash, which Redis hands out again after the visibility timeout)."""
+    with _broker_channel() as channel:
+        return int(channel.client.hlen(channel.unacked_key))
+
+
+def forget_unacknowledged() -> None:
+    """Drop what killed workers of earlier tests left unacknowledged, so that a fresh
+    worker hands out again only the test's own task."""
+    with _broker_channel() as channel:
+        channel.client.delete(channel.unacked_key, channel.unacked_index_key)

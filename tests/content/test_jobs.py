@@ -4,7 +4,10 @@ The first tests run the services in this process. The last ones start a real
 ``celery -A config worker`` (prefork) in a process of its own, SIGKILL its pool process
 in the middle of a deck build, a print and an import, and check that the sweep fails
 the job with a reason, that "Try again" then finishes it, and that a killed import
-wrote no rows.
+wrote no rows. Then the whole worker (its process group) is killed in the middle of a
+deck build and of an import's write: the task stays unacknowledged in Redis, and a
+fresh worker started after the visibility timeout (seconds here) builds the deck and
+writes the import once.
 """
 
 from __future__ import annotations
@@ -22,7 +25,13 @@ from content.models import BuildState, Deck, ImportJob, PrintJob, Symbol
 from tests.content.test_building import make_set
 from tests.content.test_imports import SYMBOLS, symbol_row, table_bytes, upload
 from tests.factories import ActivityCardFactory, CollectionFactory, TeacherFactory
-from tests.worker_process import require_services, wait_for, worker_process
+from tests.worker_process import (
+    forget_unacknowledged,
+    require_services,
+    unacknowledged,
+    wait_for,
+    worker_process,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -364,3 +373,109 @@ def test_an_import_whose_worker_is_killed_writes_no_rows_and_can_be_tried_again(
         wait_for(state_is(ImportJob.State.DONE), "the import", worker)
 
     assert Symbol.objects.count() == 10
+
+
+# --- A whole worker killed: Redis hands its task out again --------------------------------------
+
+#: The worker's Redis visibility timeout in these tests (production: two hours).
+VISIBILITY = 4
+
+
+def _whole_worker_env() -> dict[str, str]:
+    return {"CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY), "JOBS_STALE_SECONDS": str(STALE)}
+
+
+def _folder(tmp_path, name: str):
+    folder = tmp_path / name
+    folder.mkdir()
+    return folder
+
+
+def _kill_whole_worker(worker) -> None:
+    """SIGKILL the worker's every process mid-task; its task stays unacknowledged in Redis
+    until the visibility timeout (and the job's heartbeat is stale) has passed."""
+    worker.kill_all()
+    assert unacknowledged() == 1
+    time.sleep(max(VISIBILITY, STALE) + 1.5)
+
+
+@pytest.mark.celery
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_a_deck_build_whose_whole_worker_is_killed_is_built_by_the_next_worker(tmp_path):
+    require_services()
+    forget_unacknowledged()
+    hold = tmp_path / "hold"
+    hold.touch()
+    teacher = TeacherFactory()
+    symbol_set = make_set(7, owner=teacher)
+
+    with worker_process(_folder(tmp_path, "killed"), hold, **_whole_worker_env()) as worker:
+        deck = building.deck_create(user=teacher, symbol_set=symbol_set, options={"sets": 2})
+        wait_for(
+            lambda: Deck.objects.filter(pk=deck.pk, state=BuildState.RUNNING, progress__gt=0).exists(),
+            "the build to start",
+            worker,
+        )
+        _kill_whole_worker(worker)
+    assert Deck.objects.get(pk=deck.pk).state == BuildState.RUNNING  # nobody said otherwise
+
+    # The first worker_process removed the hold file: the next worker works at full speed.
+    with worker_process(_folder(tmp_path, "next"), hold, **_whole_worker_env()) as worker:
+        wait_for(
+            lambda: (
+                Deck.objects.filter(pk=deck.pk)
+                .exclude(state__in=[BuildState.QUEUED, BuildState.RUNNING])
+                .exists()
+            ),
+            "the build to end",
+            worker,
+        )
+        wait_for(lambda: unacknowledged() == 0, "the task to be acknowledged", worker)
+    deck.refresh_from_db()
+    assert deck.state == BuildState.DONE, deck.message
+    assert set(deck.files) == {"deck.json", "game-cards.pdf", "auxiliary-cards.pdf"}
+
+
+@pytest.mark.celery
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_an_import_whose_whole_worker_is_killed_is_written_once_by_the_next_worker(tmp_path):
+    require_services()
+    forget_unacknowledged()
+    hold = tmp_path / "hold"
+    teacher = TeacherFactory()
+    CollectionFactory()
+    rows = [symbol_row(number=str(n), name=f"Symbol {n}") for n in range(1, 11)]
+
+    with worker_process(_folder(tmp_path, "killed"), hold, **_whole_worker_env()) as worker:
+        job = imports.import_job_create(user=teacher, kind=SYMBOLS, data_file=upload(table_bytes(rows)))
+        wait_for(
+            lambda: ImportJob.objects.filter(pk=job.pk, state=ImportJob.State.CHECKED).exists(),
+            "the check",
+            worker,
+        )
+
+        hold.touch()  # the write now stops after its second row, inside its transaction
+        imports.import_job_queue_apply(job=job)
+        wait_for(
+            lambda: imports.import_job_progress(ImportJob.objects.get(pk=job.pk)) > 0,
+            "the write to start",
+            worker,
+        )
+        _kill_whole_worker(worker)
+    assert ImportJob.objects.get(pk=job.pk).state == ImportJob.State.IMPORTING
+    assert Symbol.objects.count() == 0
+
+    # The first worker_process removed the hold file: the next worker works at full speed.
+    with worker_process(_folder(tmp_path, "next"), hold, **_whole_worker_env()) as worker:
+        wait_for(
+            lambda: ImportJob.objects.filter(pk=job.pk).exclude(state=ImportJob.State.IMPORTING).exists(),
+            "the import to end",
+            worker,
+        )
+        wait_for(lambda: unacknowledged() == 0, "the task to be acknowledged", worker)
+    job.refresh_from_db()
+    assert job.state == ImportJob.State.DONE, job.error
+    assert job.result["new"] == 10  # the killed write left no row behind to update
+    assert sorted(Symbol.objects.values_list("name", flat=True)) == sorted(
+        f"Symbol {n}" for n in range(1, 11)
+    )
