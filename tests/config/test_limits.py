@@ -176,6 +176,35 @@ def test_a_class_behind_one_address_signs_in_and_its_few_typos_lock_nobody_out(s
         assert signed_in(sign_in(Client(), PASSWORD, username=name)), name
 
 
+def test_spraying_one_password_over_many_usernames_is_refused_at_the_default_cap(settings, person):
+    limit = settings.LIMIT_SIGNIN_ADDRESS_FAILURES
+    for n in range(limit):
+        assert sign_in(Client(), "Summer2026!", username=f"user{n:03d}").status_code == 200, n
+    refused = sign_in(Client(), "Summer2026!", username="user999")
+    assert 0 < retry_after(refused) <= settings.LIMIT_SIGNIN_ADDRESS_WINDOW
+    assert not AccessAttempt.objects.filter(username="user999").exists()
+    # Another address is not touched, and an account's own lockout is as before there: four
+    # wrong passwords are answered by the form, the fifth locks "ola" from that address.
+    elsewhere = Client(REMOTE_ADDR="198.51.100.7")
+    answers = [
+        elsewhere.post("/accounts/login/", {"username": "ola", "password": f"x{n}"}).status_code
+        for n in range(settings.LIMIT_SIGNIN_FAILURES)
+    ]
+    assert answers == [200] * (settings.LIMIT_SIGNIN_FAILURES - 1) + [429]
+    locked = elsewhere.post("/accounts/login/", {"username": "ola", "password": PASSWORD})
+    assert 50 <= retry_after(locked) <= 60
+    assert "for this account" in locked.content.decode()
+
+
+def test_a_class_where_everyone_mistypes_and_half_twice_signs_in_under_the_default_cap(db):
+    names = classmates(30)
+    # 45 failures in a few minutes: more than a class makes, fewer than the cap.
+    for name in names + names[:15]:
+        assert sign_in(Client(), "correct horse 24", username=name).status_code == 200, name
+    for name in names:
+        assert signed_in(sign_in(Client(), PASSWORD, username=name)), name
+
+
 def test_an_operator_lifts_a_lockout_with_axes_reset_username(person):
     for n in range(5):
         sign_in(Client(), f"wrong {n}")
