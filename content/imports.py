@@ -655,6 +655,8 @@ def _percent(done: int, total: int) -> int:
 def _refusal(job: ImportJob) -> str:
     if job.state == ImportJob.State.DONE:
         return "This import is already done."
+    if job.state == ImportJob.State.CHECKED:
+        return "This import waits for its curator to confirm it."
     return (
         f"This import cannot be applied: it is {job.get_state_display().lower()}. Only a "
         "file whose check found no errors can be imported."
@@ -746,17 +748,23 @@ def import_job_progress(job: Any) -> int:
     return int(job.progress)
 
 
-def import_job_apply(*, job: ImportJob) -> ImportJob:
+def import_job_apply(*, job: ImportJob, queued: bool = False) -> ImportJob:
     """Write a checked import, all rows in one transaction, or nothing at all.
 
     Accepts a CHECKED job (or one that ``import_job_queue_apply`` marked IMPORTING);
-    raises ``ImportRefused`` otherwise. Every row is checked again, since content may
-    have changed since the preview; any error leaves the content untouched and the
-    job FAILED with the reason.
+    raises ``ImportRefused`` otherwise. ``queued`` (the task): only a job marked
+    IMPORTING, that is confirmed by its curator. A write the broker hands out again
+    hours later (its worker was killed whole) may find the import failed, tried again
+    and checked again: that preview waits for the curator, not for the old write. Every
+    row is checked again, since content may have changed since the preview; any error
+    leaves the content untouched and the job FAILED with the reason.
     """
+    writable = (
+        (ImportJob.State.IMPORTING,) if queued else (ImportJob.State.CHECKED, ImportJob.State.IMPORTING)
+    )
     with transaction.atomic():
         job = ImportJob.objects.select_for_update().get(pk=job.pk)
-        if job.state not in (ImportJob.State.CHECKED, ImportJob.State.IMPORTING):
+        if job.state not in writable:
             raise ImportRefused(_refusal(job))
         job.state, job.progress, job.started = ImportJob.State.IMPORTING, 0, timezone.now()
         job.save(update_fields=["state", "progress", "started", "updated"])

@@ -106,7 +106,7 @@ def import_job_apply_task(job_id: int) -> None:
         job_id,
         what="Import job",
         step="import",
-        run=lambda job: imports.import_job_apply(job=job),
+        run=lambda job: imports.import_job_apply(job=job, queued=True),
         fail=lambda pk: imports.import_job_fail(job_id=pk, message=UNEXPECTED[ImportJob, "import"]),
     )
 

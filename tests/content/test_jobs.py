@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from content import building, imports
 from content.models import BuildState, Deck, ImportJob, PrintJob, Symbol
+from content.tasks import import_job_apply_task
 from tests.content.test_building import make_set
 from tests.content.test_imports import SYMBOLS, symbol_row, table_bytes, upload
 from tests.factories import ActivityCardFactory, CollectionFactory, TeacherFactory
@@ -114,6 +115,17 @@ def _import(teacher, state, **fields) -> ImportJob:
     ImportJob.objects.filter(pk=job.pk).update(state=state, **fields)
     _age(ImportJob, job.pk)
     return job
+
+
+def test_a_late_redelivered_write_does_not_import_a_file_checked_again_but_not_confirmed(teacher):
+    # The write's worker was killed whole, the sweep failed the import, "Try again" checked
+    # it again: it waits for the curator to confirm the new preview.
+    job = _import(teacher, ImportJob.State.CHECKED)
+
+    import_job_apply_task(job.pk)  # Redis hands out the killed worker's write, hours later
+
+    assert ImportJob.objects.get(pk=job.pk).state == ImportJob.State.CHECKED
+    assert Symbol.objects.count() == 0
 
 
 def test_the_sweep_fails_a_lost_import_but_not_one_waiting_in_the_queue(teacher):
