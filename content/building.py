@@ -81,6 +81,15 @@ from .models import (
     Tag,
 )
 from .permissions import content_visible_to, runs_for
+from .printing.data import (
+    ActivityCardData,
+    GameCard,
+    KnowledgeCardData,
+    PeriodData,
+    PlacementData,
+    PrintOptions,
+    SymbolData,
+)
 
 __all__ = [
     "CARDS_PER_SET",
@@ -779,8 +788,6 @@ def _deck_json(deck: Deck, plan: Mapping[str, Any]) -> bytes:
 
 
 def _render_options(options: Mapping[str, Any], *, kind: str = "deck") -> Any:
-    from .printing.data import PrintOptions
-
     common = {
         "paper": options["paper"],
         "cut_marks": options["cut_marks"],
@@ -795,8 +802,7 @@ def _render_options(options: Mapping[str, Any], *, kind: str = "deck") -> Any:
 
 
 def _render_deck(deck: Deck, plan: Mapping[str, Any], progress: _Progress) -> dict[str, str]:
-    from .printing import render
-    from .printing.data import GameCard, PeriodData, PlacementData, SymbolData
+    from .printing import render  # WeasyPrint: imported by the worker that prints, not the web
 
     used = set(plan["symbols_used"]) | {n for card in plan["cards"] for n in card}
     snap = [s for s in deck.snapshot["symbols"] if s["number"] in used]
@@ -1128,8 +1134,7 @@ PRINT_FILES = {
 
 
 def _render_job(job: PrintJob, progress: _Progress) -> bytes:
-    from .printing import render
-    from .printing.data import ActivityCardData, KnowledgeCardData
+    from .printing import render  # WeasyPrint: imported by the worker that prints, not the web
 
     options = _render_options(job.options, kind=job.kind)
     callback = progress.stage(5, 100)

@@ -27,12 +27,11 @@ from __future__ import annotations
 import csv
 import io
 import logging
-import math
 import re
 import secrets
 import zipfile
 import zlib
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -48,14 +47,24 @@ from django.db.models import Model
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from . import jobs
+from . import jobs, tasks
 from . import pictures as picture_rules
 from .models import ImportJob
 from .resources import RESOURCES, SKIP, ContentResource, csv_unescape
 from .services import PictureError
+from .uploads import (
+    ZIP_ERRORS,
+    ImportFileError,
+    megabytes,
+    unpacked_max_bytes,
+    upload_bytes,
+    upload_max_bytes,
+    zip_entry_name,
+    zip_limits,
+    zip_path_unsafe,
+)
 
 __all__ = [
-    "ImportFileError",
     "ImportRefused",
     "PictureArchive",
     "files_delete",
@@ -71,49 +80,17 @@ __all__ = [
     "pictures_zip_check",
     "progress_key",
     "table_read",
-    "megabytes",
-    "upload_bytes",
-    "upload_max_bytes",
-    "unpacked_max_bytes",
-    "zip_entry_name",
-    "zip_limits",
-    "zip_path_unsafe",
-    "ZIP_ERRORS",
 ]
 
 logger = logging.getLogger(__name__)
 
 MAX_ROWS = 10_000
-ZIP_MAX_ENTRIES = 2000
-ZIP_MAX_RATIO = 100  # a picture never shrinks a hundredfold; a ZIP bomb does
-DEFAULT_MAX_UNPACKED = 1024 * 1024 * 1024
 WORKBOOK_MAX_UNPACKED = 256 * 1024 * 1024  # far above 10,000 rows of XML
 TABLE_SUFFIXES = (".csv", ".xlsx")
-_MIB = 1024 * 1024
-
-
-class ImportFileError(ValueError):
-    """An uploaded file cannot be used; ``messages`` say what to do, one line each."""
-
-    def __init__(self, *messages: str) -> None:
-        super().__init__(messages[0] if messages else "The file cannot be read.")
-        self.messages = list(messages) or [str(self)]
 
 
 class ImportRefused(Exception):
     """The job is not in a state that allows this step; the message says why."""
-
-
-def upload_max_bytes() -> int:
-    return int(settings.TALIA_IMPORT_MAX_BYTES)
-
-
-def unpacked_max_bytes() -> int:
-    return int(getattr(settings, "TALIA_IMPORT_MAX_UNPACKED_BYTES", DEFAULT_MAX_UNPACKED))
-
-
-def megabytes(size: int) -> str:
-    return f"{math.ceil(size * 10 / _MIB) / 10:g}"
 
 
 # --- Reading the table --------------------------------------------------------------------
@@ -350,28 +327,6 @@ def table_read(data: bytes, *, resource: type[ContentResource]) -> Table:
 # --- The pictures ZIP ---------------------------------------------------------------------
 
 _JUNK = re.compile(r"(^|/)(__MACOSX/|\.)|(^|/)(thumbs\.db|desktop\.ini)$", re.IGNORECASE)
-ZIP_ERRORS = (
-    zipfile.BadZipFile,
-    NotImplementedError,
-    OSError,
-    EOFError,
-    zlib.error,
-    RuntimeError,
-    ValueError,
-)
-
-
-def zip_entry_name(name: str) -> str:
-    return name.replace("\\", "/")
-
-
-def zip_path_unsafe(name: str) -> bool:
-    return (
-        name.startswith("/")
-        or bool(re.match(r"[A-Za-z]:", name))
-        or "\x00" in name
-        or ".." in name.split("/")
-    )
 
 
 def _is_picture_entry(info: zipfile.ZipInfo) -> bool:
@@ -383,47 +338,6 @@ def _workbook_limits(data: bytes) -> None:
     """An XLSX is a ZIP of XML: refuse a workbook bomb before openpyxl unpacks it."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         zip_limits(archive, what="The workbook", limit=WORKBOOK_MAX_UNPACKED, ratio=False)
-
-
-def zip_limits(
-    archive: zipfile.ZipFile,
-    *,
-    what: str,
-    limit: int,
-    ratio: bool = True,
-    text_files: Collection[str] = (),
-) -> list[zipfile.ZipInfo]:
-    """Refuse an archive with too many files, too big unpacked, or a file that shrank as
-    only a ZIP bomb does. ``text_files`` (a package's manifest) are exempt from the
-    ratio, since text does shrink that much; the caller bounds their size."""
-    # The sizes in the ZIP's directory bound what zipfile unpacks, so they can be trusted.
-    infos = archive.infolist()
-    if len(infos) > ZIP_MAX_ENTRIES:
-        raise ImportFileError(
-            f"{what} holds {len(infos)} files; at most {ZIP_MAX_ENTRIES} "
-            "are allowed. Split the pictures into several imports."
-        )
-    total = sum(info.file_size for info in infos)
-    if total > limit:
-        raise ImportFileError(
-            f"{what} unpacks to {megabytes(total)} MB, more than the limit of {megabytes(limit)} MB; "
-            "it may be a ZIP bomb, or too much for one import."
-        )
-    if not ratio:
-        return infos
-    for info in infos:
-        if (
-            zip_entry_name(info.filename) not in text_files
-            and info.file_size > _MIB
-            and info.compress_size
-            and info.file_size > ZIP_MAX_RATIO * info.compress_size
-        ):
-            raise ImportFileError(
-                f'{what}\'s file "{zip_entry_name(info.filename)}" unpacks from '
-                f"{megabytes(info.compress_size)} MB to {megabytes(info.file_size)} MB, which no picture "
-                "does (it looks like a ZIP bomb); remove it and upload the ZIP again."
-            )
-    return infos
 
 
 def _looks_like_picture(head: bytes) -> bool:
@@ -546,23 +460,6 @@ class PictureArchive:
 # --- Services -----------------------------------------------------------------------------
 
 
-def upload_bytes(file: Any, *, what: str) -> bytes:
-    limit = upload_max_bytes()
-    size = getattr(file, "size", None)
-    if size is not None and size > limit:
-        raise ImportFileError(
-            f"The {what} is {megabytes(size)} MB; the limit is {megabytes(limit)} MB. "
-            "Split it into smaller files."
-        )
-    file.seek(0)
-    data = file.read(limit + 1)
-    if len(data) > limit:
-        raise ImportFileError(
-            f"The {what} is larger than the limit of {megabytes(limit)} MB. Split it into smaller files."
-        )
-    return bytes(data)
-
-
 def import_job_create(*, user: Any, kind: str, data_file: Any, pictures_zip: Any = None) -> ImportJob:
     """Check an upload up front, store it and queue the check of its rows.
 
@@ -615,15 +512,11 @@ def import_job_create(*, user: Any, kind: str, data_file: Any, pictures_zip: Any
 
 
 def _enqueue_check(job_id: int) -> None:
-    from .tasks import import_job_check_task
-
-    import_job_check_task.delay(job_id)
+    tasks.import_job_check_task.delay(job_id)
 
 
 def _enqueue_apply(job_id: int) -> None:
-    from .tasks import import_job_apply_task
-
-    import_job_apply_task.delay(job_id)
+    tasks.import_job_apply_task.delay(job_id)
 
 
 def _job_table(job: ImportJob) -> Table:

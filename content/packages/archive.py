@@ -25,8 +25,8 @@ from typing import IO, Any
 
 from django.utils.translation import gettext as _
 
-from content import imports
 from content import pictures as picture_rules
+from content import uploads
 
 __all__ = [
     "FORMAT",
@@ -65,7 +65,7 @@ def _zip(file: Any) -> zipfile.ZipFile:
     try:
         file.seek(0)
         return zipfile.ZipFile(file)
-    except imports.ZIP_ERRORS as error:
+    except uploads.ZIP_ERRORS as error:
         raise PackageError(
             _(
                 "The file is not a Talia package: a package is a ZIP file exported from Talia "
@@ -77,16 +77,16 @@ def _zip(file: Any) -> zipfile.ZipFile:
 def _entries(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
     """The archive's files by name, after the checks that need no unpacking."""
     try:
-        infos = imports.zip_limits(
-            archive, what=_("The package"), limit=imports.unpacked_max_bytes(), text_files={MANIFEST}
+        infos = uploads.zip_limits(
+            archive, what=_("The package"), limit=uploads.unpacked_max_bytes(), text_files={MANIFEST}
         )
-    except imports.ImportFileError as error:
+    except uploads.ImportFileError as error:
         raise PackageError(*error.messages) from error
     problems: list[str] = []
     entries: dict[str, zipfile.ZipInfo] = {}
     for info in infos:
-        name = imports.zip_entry_name(info.filename)
-        if imports.zip_path_unsafe(name):
+        name = uploads.zip_entry_name(info.filename)
+        if uploads.zip_path_unsafe(name):
             problems.append(
                 _(
                     'The package holds a file with an unsafe path, "%(name)s"; it was not made by '
@@ -123,7 +123,7 @@ def _entries(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
                 "The package's manifest unpacks to %(size)s MB; the limit is %(limit)s MB. Export "
                 "fewer items in one package."
             )
-            % {"size": imports.megabytes(size), "limit": imports.megabytes(MANIFEST_MAX_BYTES)}
+            % {"size": uploads.megabytes(size), "limit": uploads.megabytes(MANIFEST_MAX_BYTES)}
         )
     return entries
 
@@ -131,11 +131,11 @@ def _entries(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
 def package_check_upload(file: Any) -> None:
     """The cheap checks a web request can wait for: size, ZIP, paths, limits, a manifest."""
     size = getattr(file, "size", None)
-    limit = imports.upload_max_bytes()
+    limit = uploads.upload_max_bytes()
     if size is not None and size > limit:
         raise PackageError(
             _("The package is %(size)s MB; the limit is %(limit)s MB. Export fewer items in one package.")
-            % {"size": imports.megabytes(size), "limit": imports.megabytes(limit)}
+            % {"size": uploads.megabytes(size), "limit": uploads.megabytes(limit)}
         )
     with _zip(file) as archive:
         _entries(archive)
@@ -171,7 +171,7 @@ def _manifest(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> dict[str, Any]
     try:
         with archive.open(info) as entry:
             data = entry.read(MANIFEST_MAX_BYTES + 1)
-    except imports.ZIP_ERRORS as error:
+    except uploads.ZIP_ERRORS as error:
         raise PackageError(
             _("The package's manifest cannot be unpacked (the file may be damaged).")
         ) from error
@@ -243,14 +243,14 @@ class Package:
                 _('The package\'s file "%(path)s" is %(size)s MB; a picture may be at most %(limit)s MB.')
                 % {
                     "path": path,
-                    "size": imports.megabytes(info.file_size),
-                    "limit": imports.megabytes(picture_rules.MAX_BYTES),
+                    "size": uploads.megabytes(info.file_size),
+                    "limit": uploads.megabytes(picture_rules.MAX_BYTES),
                 }
             )
         try:
             with self.archive.open(info) as entry:
                 return entry.read(picture_rules.MAX_BYTES + 1)
-        except imports.ZIP_ERRORS as error:
+        except uploads.ZIP_ERRORS as error:
             raise PackageError(
                 _('The package\'s file "%(path)s" cannot be unpacked (it may be damaged).') % {"path": path}
             ) from error

@@ -32,9 +32,8 @@ from lms.classes.services import is_class_teacher
 from lms.models import ClassMember, SchoolClass
 from lms.progress.selectors import students_group_mastery
 
-from . import connector
+from . import connector, outbox, tasks
 from .models import ClassLink, OutboxScore, ProgressColumn
-from .outbox import progress_score_enqueue
 
 TAG = "talia-progress"
 REFRESH_KEY = "lti:progress-refresh:{user}"
@@ -262,7 +261,7 @@ def progress_scores_refresh(
         for student_id, lti_user in lti_users.items():
             for column in link_columns:
                 value = values[student_id].get((column.group, column.group_id))
-                if value is not None and progress_score_enqueue(
+                if value is not None and outbox.progress_score_enqueue(
                     column=column, lti_user=lti_user, student_id=student_id, value=value
                 ):
                     changed += 1
@@ -284,9 +283,7 @@ def progress_refresh_queue(*, user_id: int) -> bool:
     delay = settings.LTI_PROGRESS_DELAY
     if not caches[settings.LTI_CACHE].add(REFRESH_KEY.format(user=user_id), 1, timeout=delay + 300):
         return False
-    from .tasks import progress_refresh  # tasks → columns: the task module imports this one
-
-    progress_refresh.apply_async((user_id,), countdown=delay)
+    tasks.progress_refresh.apply_async((user_id,), countdown=delay)
     return True
 
 

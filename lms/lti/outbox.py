@@ -17,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 from lti_tool.models import LtiUser
 
+from . import tasks
 from .models import AssignmentLink, OutboxScore, ProgressColumn
 
 
@@ -57,11 +58,8 @@ def score_enqueue(*, grade: Any) -> None:
         )
         if created:
             queued.append(row.pk)
-    if queued:
-        from .tasks import score_deliver
-
-        for pk in queued:
-            transaction.on_commit(lambda pk=pk: score_deliver.delay(pk))
+    for pk in queued:
+        transaction.on_commit(lambda pk=pk: tasks.score_deliver.delay(pk))
 
 
 def progress_score_enqueue(
@@ -99,9 +97,7 @@ def progress_score_enqueue(
         timestamp=timestamp,
         next_attempt_at=timezone.now(),
     )
-    from .tasks import score_deliver
-
-    transaction.on_commit(lambda: score_deliver.delay(row.pk))
+    transaction.on_commit(lambda: tasks.score_deliver.delay(row.pk))
     return True
 
 

@@ -8,9 +8,8 @@ from django.utils.translation import gettext as _
 
 from lms.models import SchoolClass
 
-from . import connector
+from . import connector, services
 from .models import ClassLink
-from .services import roster_apply
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +30,7 @@ def roster_sync(*, link_id: int) -> int:
     except connector.ServiceError as error:
         ClassLink.objects.filter(pk=link.pk).update(roster_error=str(error)[:500])
         raise
-    return roster_apply(link=link, members=members)
+    return services.roster_apply(link=link, members=members)
 
 
 def class_roster_sync(*, school_class: SchoolClass) -> tuple[int, bool]:

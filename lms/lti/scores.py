@@ -19,10 +19,9 @@ from django.utils.translation import gettext as _
 
 from lms.classes.services import is_class_teacher
 
-from . import connector
+from . import connector, outbox, tasks
 from .errors import LaunchRefused
 from .models import OutboxScore
-from .outbox import score_payload
 
 MAX_DELAY = 3600
 
@@ -66,7 +65,7 @@ def score_deliver(*, outbox_id: int) -> int | None:
         row.save(update_fields=["attempts"])
     registration = row.context.deployment.registration
     try:
-        connector.score_post(registration, row.lineitem_url, score_payload(row))
+        connector.score_post(registration, row.lineitem_url, outbox.score_payload(row))
     except connector.ServiceError as error:
         with transaction.atomic():
             row = OutboxScore.objects.select_for_update().get(pk=row.pk)
@@ -116,9 +115,7 @@ def score_resend(*, outbox_id: int, by: Any) -> OutboxScore:
     row.next_attempt_at = timezone.now()
     row.last_error = ""
     row.save(update_fields=["status", "attempts", "next_attempt_at", "last_error"])
-    from .tasks import score_deliver as task
-
-    transaction.on_commit(lambda: task.delay(row.pk))
+    transaction.on_commit(lambda: tasks.score_deliver.delay(row.pk))
     return row
 
 

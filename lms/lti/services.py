@@ -44,7 +44,7 @@ from lms.classes.selectors import classes_taught_by
 from lms.models import Assignment, ClassMember, Role, SchoolClass, User
 from lms.services import user_create, user_set_role
 
-from . import keys
+from . import keys, tasks
 from .errors import LaunchRefused, launch_gone
 from .launch import AGS_CLAIM, CLAIM, DL_CLAIM, NRPS_CLAIM
 from .models import AssignmentLink, ClassLink
@@ -168,9 +168,7 @@ def launch_accept(
 
 def roster_sync_queue(class_link: ClassLink) -> None:
     """Read the class's roster in the background once the launch's writes are committed."""
-    from .tasks import roster_sync  # tasks → roster → services: the task module imports this one
-
-    transaction.on_commit(lambda: roster_sync.delay(class_link.pk))
+    transaction.on_commit(lambda: tasks.roster_sync.delay(class_link.pk))
 
 
 def _upsert(model: Any, defaults: dict[str, Any], **lookup: Any) -> tuple[Any, bool]:
