@@ -374,11 +374,14 @@ def score_record(state: State) -> list[dict[str, Any]]:
     if any(team.team_id is None for team in state.teams):
         return []
     closed = [asked for asked in state.asked if asked.closed_at is not None]
+    # Each question graded once for all teams (not once a team: 30 teams alone made that
+    # 30 times the work, on every viewer's view of every closed question).
+    graded = [question_grades(state, asked.number) for asked in closed]
     rows = []
     for team in state.teams:
         score = 0.0
-        for asked in closed:
-            score += question_grades(state, asked.number)[team.id].score
+        for grades in graded:
+            score += grades[team.id].score
         time = (
             round(sum(_time_on(asked, team.id) for asked in closed), 3)
             if state.time == TIME_TIE_BREAK
