@@ -355,6 +355,27 @@ def question_grades(state: State, number: int) -> dict[str, quiz.Grade]:
     return grades
 
 
+#: The grades of the closed questions of the last state asked about, kept for the next
+#: view of the same state: the server builds every viewer's view of a version in turn
+#: (31 views with 30 phones), and each holds the standings.
+_graded: tuple[State, dict[int, dict[str, quiz.Grade]]] | None = None
+
+
+def _closed_grades(state: State) -> dict[int, dict[str, quiz.Grade]]:
+    """Each closed question's grades by team, graded once for all the views of ``state``."""
+    global _graded
+    kept = _graded
+    if kept is not None and kept[0] is state:
+        return kept[1]
+    grades = {
+        asked.number: question_grades(state, asked.number)
+        for asked in state.asked
+        if asked.closed_at is not None
+    }
+    _graded = (state, grades)
+    return grades
+
+
 def _time_on(asked: Asked, team: str) -> float:
     given = _answer_of(asked, team)
     end = given.at if given is not None else asked.closed_at
@@ -374,9 +395,7 @@ def score_record(state: State) -> list[dict[str, Any]]:
     if any(team.team_id is None for team in state.teams):
         return []
     closed = [asked for asked in state.asked if asked.closed_at is not None]
-    # Each question graded once for all teams (not once a team: 30 teams alone made that
-    # 30 times the work, on every viewer's view of every closed question).
-    graded = [question_grades(state, asked.number) for asked in closed]
+    graded = [_closed_grades(state)[asked.number] for asked in closed]
     rows = []
     for team in state.teams:
         score = 0.0
@@ -620,7 +639,7 @@ def _public_question(state: State, asked: Asked) -> dict[str, Any]:
 
 def _reveal(state: State, asked: Asked) -> dict[str, Any]:
     item = state.items[asked.number - 1]
-    grades = question_grades(state, asked.number)
+    grades = _closed_grades(state)[asked.number]
     return {
         "answer": item.key.get("answer"),
         "right": sum(grade.score == grade.points for grade in grades.values()),
@@ -629,7 +648,7 @@ def _reveal(state: State, asked: Asked) -> dict[str, Any]:
 
 
 def _own_result(state: State, asked: Asked, team: Team) -> dict[str, Any]:
-    grade = question_grades(state, asked.number)[team.id]
+    grade = _closed_grades(state)[asked.number][team.id]
     return {
         "score": grade.score,
         "points": grade.points,
