@@ -56,7 +56,7 @@ typecheck: install
 # (bench/results.py) and exits 1 on a miss; the next one runs anyway, and
 # bench/summary.py ends with one table of figures, targets and verdicts (exit status 1 if
 # any target was missed or any bench failed). `make bench BENCHES="planes print"` runs some.
-BENCHES ?= planes print embedded sqlite live live_apply connections quiz knowledge lti
+BENCHES ?= planes print embedded sqlite live quiz_live live_apply connections quiz knowledge lti
 BENCH_OUT := $(CURDIR)/var/bench
 bench: install
 	@mkdir -p $(BENCH_OUT) && rm -f $(BENCH_OUT)/results.jsonl $(BENCH_OUT)/status.txt

@@ -318,21 +318,7 @@ def main() -> int:
     parser.add_argument("--wrong", type=float, default=0.2, help="share of wrong names (0.2)")
     parser.add_argument("--cards", type=int, default=4, help="cards per player (4)")
     parser.add_argument("--port", type=int, default=0, help="first server port; 0: any free ports (0)")
-    parser.add_argument(
-        "--pg", default="postgres://postgres@127.0.0.1:5432", help="PostgreSQL server, without the database"
-    )
-    parser.add_argument(
-        "--db",
-        default="talia_bench_connections",
-        help="database, dropped and recreated (talia_bench_connections)",
-    )
-    parser.add_argument("--redis", default="redis://127.0.0.1:6379", help="Redis server, without the db")
-    parser.add_argument("--redis-db", type=int, default=13, help="Redis database number (13)")
-    parser.add_argument(
-        "--server-env", action="append", metavar="KEY=VALUE", help="extra setting for the servers"
-    )
-    parser.add_argument("--seed", type=int, default=1918)
-    parser.add_argument("--keep", action="store_true", help="keep the database and the server logs")
+    live.service_arguments(parser, db="talia_bench_connections")
     args = parser.parse_args()
     args.pg_dsn = f"{args.pg.rstrip('/')}/{args.db}?application_name={OWN_APPLICATION}"
     if args.students < 2 or args.students % 2 or args.processes < 1 or args.clients < 0:

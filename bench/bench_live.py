@@ -402,7 +402,7 @@ def django_setup(env: dict[str, str]) -> None:
     settings.CHANNEL_LAYERS = {}
 
 
-def build_world(args: argparse.Namespace) -> World:
+def build_world(args: argparse.Namespace, students_count: int = STUDENTS_MAX) -> World:
     from django.conf import settings
     from django.core.management import call_command
     from django.test import Client
@@ -421,7 +421,7 @@ def build_world(args: argparse.Namespace) -> World:
         symbol_set=symbol_set, cards_per_player=args.cards
     )
     students, cookies = [], []
-    for number in range(STUDENTS_MAX):
+    for number in range(students_count):
         student = user_create(username=f"student{number:03d}", password=None, role=Role.STUDENT)
         client = Client()
         client.force_login(student)
@@ -1145,6 +1145,22 @@ def report(results: list[Result], args: argparse.Namespace) -> bool:
             f"{r.connect_seconds:.1f} s; load average {r.load[0]:.2f}; errors: {errors}"
         )
     return missed
+
+
+def service_arguments(parser: argparse.ArgumentParser, *, db: str) -> None:
+    """The options of a bench that starts servers against PostgreSQL and Redis, with its own
+    database ``db`` (``bench_connections.py``, ``bench_quiz_live.py``)."""
+    parser.add_argument(
+        "--pg", default="postgres://postgres@127.0.0.1:5432", help="PostgreSQL server, without the database"
+    )
+    parser.add_argument("--db", default=db, help=f"database, dropped and recreated ({db})")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379", help="Redis server, without the db")
+    parser.add_argument("--redis-db", type=int, default=13, help="Redis database number (13)")
+    parser.add_argument(
+        "--server-env", action="append", metavar="KEY=VALUE", help="extra setting for the servers"
+    )
+    parser.add_argument("--seed", type=int, default=1918)
+    parser.add_argument("--keep", action="store_true", help="keep the database and the server logs")
 
 
 def _interrupt(signum: int, frame: Any) -> None:

@@ -37,6 +37,7 @@ from config import limits
 from content.media import PICTURE_CSP, picture_response
 from content.permissions import runs_for
 from games.engines.base import ActionError, InvalidAction
+from games.play.quiz_live.views import picture_url_template as quiz_live_picture_url_template
 from games.workshop.selectors import workshop_by_code
 
 from . import selectors, services, timers
@@ -196,6 +197,10 @@ def session_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "view": reverse("games:session_view", args=[session.pk]),
             "actions": reverse("games:session_actions", args=[session.pk]),
             "pictures": reverse("games:session_picture", args=[session.pk, "KEY"]),
+            # A live quiz's pictures are its questions', served once each question is asked.
+            "question_pictures": quiz_live_picture_url_template(session.pk)
+            if session.game == "quiz_live"
+            else None,
             "renderer": static(renderer),
             # The built deck's card faces (positions and sizes only), drawn like the printed cards.
             "faces": (session.assets or {}).get("faces"),

@@ -105,12 +105,12 @@ stay on the server.
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeAlias
+from typing import Any
 
 from .base import IllegalAction, InvalidAction, InvalidSetup, rng_for
+from .teams import TeamId, players_parse, team_id_clean, team_id_refuse_clash, team_key, teams_parse
 
 __all__ = [
     "GAME",
@@ -143,12 +143,8 @@ VARIANTS: tuple[str, ...] = ("facilitator_marks", "team_marks")
 #: The facilitator's actor id (the teacher who runs the game).
 FACILITATOR = "facilitator"
 
-#: A team's secret identifier, chosen by the team (rulebook: Team ID).
-TeamId: TypeAlias = str
-
 MAX_CARDS_PER_TEAM = 100
 MAX_TEXT_LENGTH = 500
-MAX_TEAM_ID_LENGTH = 32
 
 # Phases.
 PREP = "prep"
@@ -445,44 +441,16 @@ def points_each(pool: int, winners: int) -> int:
 
 
 def _parse_teams(raw: Any) -> tuple[Team, ...]:
-    if not isinstance(raw, list) or len(raw) < 2:
-        raise InvalidSetup("'teams' must be a list of at least two teams, each {'id', 'players'}.")
-    teams: list[Team] = []
-    seen_players: set[str] = set()
-    for index, entry in enumerate(raw):
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("id"), str) or not entry["id"]:
-            raise InvalidSetup(f"Team {index} needs a non-empty string 'id'.")
-        players = entry.get("players")
-        if not isinstance(players, list) or not players:
-            raise InvalidSetup(f"Team {entry['id']!r} needs at least one player in 'players'.")
-        for player in players:
-            if not isinstance(player, str) or not player:
-                raise InvalidSetup(f"Team {entry['id']!r}: player ids must be non-empty strings.")
-            if player == FACILITATOR:
-                raise InvalidSetup(f"{FACILITATOR!r} is the facilitator, not a player id.")
-            if player in seen_players:
-                raise InvalidSetup(f"Player {player!r} is listed twice; a player plays in one team.")
-            seen_players.add(player)
-        unknown = sorted(set(entry) - {"id", "players"})
-        if unknown:
-            raise InvalidSetup(f"Team {entry['id']!r}: unknown field(s) {', '.join(unknown)}.")
-        teams.append(Team(id=entry["id"], players=tuple(players)))
-    ids = [team.id for team in teams]
-    if len(set(ids)) != len(ids):
-        raise InvalidSetup("Team ids must be different.")
-    return tuple(teams)
+    return tuple(
+        Team(id=id_, players=players) for id_, players in teams_parse(raw, least=2, facilitator=FACILITATOR)
+    )
 
 
 def _teams_of_one(raw: Any) -> list[dict[str, Any]]:
     """Without ``teams``, each joined player is a team of one: the team device."""
     if not isinstance(raw, list):
         raise InvalidSetup("'teams' must be a list of at least two teams, each {'id', 'players'}.")
-    teams = []
-    for entry in raw:
-        player = entry.get("id") if isinstance(entry, Mapping) else entry
-        if not isinstance(player, str) or not player:
-            raise InvalidSetup("Each of 'players' must be a player id or {'id', 'name'} with a string id.")
-        teams.append({"id": player, "players": [player]})
+    teams = [{"id": player, "players": [player]} for player in players_parse(raw)]
     if len(teams) < 2:
         raise InvalidSetup(
             f"Know needs at least two teams: {len(teams)} team device{'s' if len(teams) != 1 else ''} joined."
@@ -596,11 +564,6 @@ def _resolving_deck(state: State) -> RoundDeck | None:
     return next((deck for deck in state.rounds if deck.status == RESOLVING), None)
 
 
-def _key(team_id: str) -> str:
-    """Team IDs are compared ignoring case and spacing: "Blue  heron" clashes with "blue Heron"."""
-    return " ".join(unicodedata.normalize("NFC", team_id).split()).casefold()
-
-
 def score_record(state: State) -> dict[TeamId, int]:
     """The public score record, keyed by Team ID and sorted by it (never in team order);
     empty until the first Question Round, when the Team IDs are final.
@@ -611,7 +574,9 @@ def score_record(state: State) -> dict[TeamId, int]:
     if not state.rounds:
         return {}
     chosen = [(t.team_id, t.score) for t in state.teams if t.team_id is not None]
-    return {team_id: score for team_id, score in sorted(chosen, key=lambda item: (_key(item[0]), item[0]))}
+    return {
+        team_id: score for team_id, score in sorted(chosen, key=lambda item: (team_key(item[0]), item[0]))
+    }
 
 
 def _ready_to_start(state: State) -> str | None:
@@ -859,28 +824,17 @@ def _replace_deck(state: State, deck: RoundDeck) -> State:
 
 def _choose_team_id(state: State, acting: str | None, action: Mapping[str, Any]) -> State:
     """ID: "Each Team gives themselves a secret Team ID. It can be anything but it must be unique"."""
-    raw = action.get("team_id")
-    if not isinstance(raw, str) or not raw.strip():
-        raise InvalidAction("A Team ID is needed in 'team_id'.")
-    team_id = " ".join(unicodedata.normalize("NFC", raw).split())
-    if len(team_id) > MAX_TEAM_ID_LENGTH:
-        raise InvalidAction(f"A Team ID has at most {MAX_TEAM_ID_LENGTH} characters.")
-    if any(unicodedata.category(char)[0] == "C" for char in team_id):
-        raise InvalidAction("A Team ID cannot contain invisible characters.")
+    team_id = team_id_clean(action.get("team_id"))
     _check_running(state)
     team = _require_team(state, acting, "choose their Team ID")
     if phase(state) != PREP:
         raise IllegalAction("Team IDs are final once the first Question Round has started.")
-    reserved = {FACILITATOR} | {t.id for t in state.teams} | {p for t in state.teams for p in t.players}
-    if _key(team_id) in {_key(name) for name in reserved}:
-        raise IllegalAction(
-            "A Team ID cannot be the facilitator, a player's or a team's id in this game; choose another."
-        )
-    # One message for every clash, so a refusal never says whose Team ID it is.
-    if any(
-        t.id != team.id and t.team_id is not None and _key(t.team_id) == _key(team_id) for t in state.teams
-    ):
-        raise IllegalAction("That Team ID is taken; choose another.")
+    team_id_refuse_clash(
+        team_id,
+        own=team.id,
+        teams=[(t.id, t.players, t.team_id) for t in state.teams],
+        facilitator=FACILITATOR,
+    )
     return _replace_team(state, replace(team, team_id=team_id))
 
 
@@ -969,7 +923,7 @@ def _submit_answer(state: State, acting: str | None, action: Mapping[str, Any]) 
     deck = _open_deck(state)
     if deck is None or deck.status != DECK_ANSWERS:
         raise IllegalAction("Answer Cards are submitted once the round's questions are in the Round Deck.")
-    if team.team_id is None or _key(raw_team_id) != _key(team.team_id):
+    if team.team_id is None or team_key(raw_team_id) != team_key(team.team_id):
         raise IllegalAction("An Answer Card carries your own team's Team ID.")
     if number not in deck.questions:
         raise IllegalAction(f"Question {number} is not in this round's Round Deck.")

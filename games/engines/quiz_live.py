@@ -77,13 +77,13 @@ question is open no view holds its key.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, TypeAlias
+from typing import Any
 
 from . import quiz
 from .base import IllegalAction, InvalidAction, InvalidSetup, rng_for
+from .teams import TeamId, players_parse, team_id_clean, team_id_refuse_clash, team_key, teams_parse
 
 __all__ = [
     "GAME",
@@ -120,14 +120,11 @@ TIME_RULES = (TIME_OFF, TIME_TIE_BREAK)
 
 MAX_ITEMS = 100
 MIN_SECONDS, MAX_SECONDS = 5, 600
-MAX_TEAM_ID_LENGTH = 32
 #: An answer stamped this long after the question's time ran out still counts: the
 #: network's delay, not the student's.
 LATE_GRACE_SECONDS = 1.0
 
 _SETUP_FIELDS = frozenset({"items", "teams", "players", "team_count", "time", "seconds"})
-
-TeamId: TypeAlias = str
 
 
 @dataclass(frozen=True)
@@ -252,39 +249,14 @@ def _parse_items(raw: Any) -> tuple[quiz.Item, ...]:
 
 
 def _parse_teams(raw: Any) -> tuple[Team, ...]:
-    if not isinstance(raw, list) or not raw:
-        raise InvalidSetup("'teams' must be a list of at least one team, each {'id', 'players'}.")
-    teams: list[Team] = []
-    seen: set[str] = set()
-    for index, entry in enumerate(raw):
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("id"), str) or not entry["id"]:
-            raise InvalidSetup(f"Team {index} needs a non-empty string 'id'.")
-        unknown = sorted(set(entry) - {"id", "players"})
-        if unknown:
-            raise InvalidSetup(f"Team {entry['id']!r}: unknown field(s) {', '.join(unknown)}.")
-        players = entry.get("players")
-        if not isinstance(players, list) or not players:
-            raise InvalidSetup(f"Team {entry['id']!r} needs at least one player in 'players'.")
-        for player in players:
-            if not isinstance(player, str) or not player or player == FACILITATOR:
-                raise InvalidSetup(f"Team {entry['id']!r}: a player id is a non-empty string.")
-            if player in seen:
-                raise InvalidSetup(f"Player {player!r} is listed twice; a player plays in one team.")
-            seen.add(player)
-        teams.append(Team(id=entry["id"], players=tuple(players)))
-    if len({team.id for team in teams}) != len(teams):
-        raise InvalidSetup("Team ids must be different.")
-    return tuple(teams)
+    return tuple(
+        Team(id=id_, players=players) for id_, players in teams_parse(raw, least=1, facilitator=FACILITATOR)
+    )
 
 
 def _teams_dealt(raw: Any, team_count: Any, seed: int) -> list[dict[str, Any]]:
     """The joined players as teams of one, or dealt into ``team_count`` teams."""
-    players = []
-    for entry in raw:
-        player = entry.get("id") if isinstance(entry, Mapping) else entry
-        if not isinstance(player, str) or not player:
-            raise InvalidSetup("Each of 'players' must be a player id or {'id', 'name'} with a string id.")
-        players.append(player)
+    players = players_parse(raw)
     if team_count in (None, 0, 1):
         return [{"id": player, "players": [player]} for player in players]
     if not isinstance(team_count, int) or isinstance(team_count, bool) or not 2 <= team_count <= len(players):
@@ -383,6 +355,27 @@ def question_grades(state: State, number: int) -> dict[str, quiz.Grade]:
     return grades
 
 
+#: The grades of the closed questions of the last state asked about, kept for the next
+#: view of the same state: the server builds every viewer's view of a version in turn
+#: (31 views with 30 phones), and each holds the standings.
+_graded: tuple[State, dict[int, dict[str, quiz.Grade]]] | None = None
+
+
+def _closed_grades(state: State) -> dict[int, dict[str, quiz.Grade]]:
+    """Each closed question's grades by team, graded once for all the views of ``state``."""
+    global _graded
+    kept = _graded
+    if kept is not None and kept[0] is state:
+        return kept[1]
+    grades = {
+        asked.number: question_grades(state, asked.number)
+        for asked in state.asked
+        if asked.closed_at is not None
+    }
+    _graded = (state, grades)
+    return grades
+
+
 def _time_on(asked: Asked, team: str) -> float:
     given = _answer_of(asked, team)
     end = given.at if given is not None else asked.closed_at
@@ -402,11 +395,12 @@ def score_record(state: State) -> list[dict[str, Any]]:
     if any(team.team_id is None for team in state.teams):
         return []
     closed = [asked for asked in state.asked if asked.closed_at is not None]
+    graded = [_closed_grades(state)[asked.number] for asked in closed]
     rows = []
     for team in state.teams:
         score = 0.0
-        for asked in closed:
-            score += question_grades(state, asked.number)[team.id].score
+        for grades in graded:
+            score += grades[team.id].score
         time = (
             round(sum(_time_on(asked, team.id) for asked in closed), 3)
             if state.time == TIME_TIE_BREAK
@@ -417,7 +411,7 @@ def score_record(state: State) -> list[dict[str, Any]]:
     def rank(row: dict[str, Any]) -> tuple[float, float]:
         return (-row["score"], row["time"] if row["time"] is not None else 0.0)
 
-    rows.sort(key=lambda row: (rank(row), _key(str(row["team_id"]))))
+    rows.sort(key=lambda row: (rank(row), team_key(str(row["team_id"]))))
     for index, row in enumerate(rows):
         earlier = rows[index - 1] if index else None
         row["place"] = earlier["place"] if earlier is not None and rank(earlier) == rank(row) else index + 1
@@ -515,11 +509,6 @@ def _at(action: Mapping[str, Any]) -> float:
     return float(at)
 
 
-def _key(team_id: str) -> str:
-    """Team IDs are compared ignoring case and spacing, as in Know."""
-    return " ".join(unicodedata.normalize("NFC", team_id).split()).casefold()
-
-
 def _choose_team_id(state: State, player: str | None, action: Mapping[str, Any]) -> State:
     if _is_facilitator(player):
         raise IllegalAction("Teams choose their own Team IDs.")
@@ -527,21 +516,13 @@ def _choose_team_id(state: State, player: str | None, action: Mapping[str, Any])
     team = _team_of(state, player)
     if phase(state) != LOBBY:
         raise IllegalAction("Team IDs are chosen before the first question.")
-    raw = action.get("team_id")
-    if not isinstance(raw, str) or not raw.strip():
-        raise InvalidAction("Write a Team ID.")
-    team_id = " ".join(raw.split())
-    if len(team_id) > MAX_TEAM_ID_LENGTH:
-        raise InvalidAction(f"A Team ID is at most {MAX_TEAM_ID_LENGTH} characters.")
-    if _key(team_id) == FACILITATOR or any(
-        _key(team_id) in {_key(other.id), *map(_key, other.players)} for other in state.teams
-    ):
-        raise IllegalAction("That Team ID cannot be used; choose another.")
-    if any(
-        other.id != team.id and other.team_id and _key(other.team_id) == _key(team_id)
-        for other in state.teams
-    ):
-        raise IllegalAction("That Team ID is taken; choose another.")
+    team_id = team_id_clean(action.get("team_id"))
+    team_id_refuse_clash(
+        team_id,
+        own=team.id,
+        teams=[(t.id, t.players, t.team_id) for t in state.teams],
+        facilitator=FACILITATOR,
+    )
     return _replace_team(state, replace(team, team_id=team_id))
 
 
@@ -554,8 +535,8 @@ def _name_the_unnamed(state: State) -> State:
     unnamed = [team for team in state.teams if team.team_id is None]
     if not unnamed:
         return state
-    taken = {_key(team.team_id) for team in state.teams if team.team_id}
-    free = [f"Team {n}" for n in range(1, len(state.teams) * 2 + 1) if _key(f"Team {n}") not in taken]
+    taken = {team_key(team.team_id) for team in state.teams if team.team_id}
+    free = [f"Team {n}" for n in range(1, len(state.teams) * 2 + 1) if team_key(f"Team {n}") not in taken]
     names = free[: len(unnamed)]
     rng_for(state.seed, "names").shuffle(names)
     for team, name in zip(unnamed, names, strict=True):
@@ -658,7 +639,7 @@ def _public_question(state: State, asked: Asked) -> dict[str, Any]:
 
 def _reveal(state: State, asked: Asked) -> dict[str, Any]:
     item = state.items[asked.number - 1]
-    grades = question_grades(state, asked.number)
+    grades = _closed_grades(state)[asked.number]
     return {
         "answer": item.key.get("answer"),
         "right": sum(grade.score == grade.points for grade in grades.values()),
@@ -667,7 +648,7 @@ def _reveal(state: State, asked: Asked) -> dict[str, Any]:
 
 
 def _own_result(state: State, asked: Asked, team: Team) -> dict[str, Any]:
-    grade = question_grades(state, asked.number)[team.id]
+    grade = _closed_grades(state)[asked.number][team.id]
     return {
         "score": grade.score,
         "points": grade.points,

@@ -45,6 +45,10 @@ const faces = live.faces && live.faces.cards ? live.faces : null;
 const context = {
   act,
   picture: (key) => live.pictures.replace("KEY", encodeURIComponent(key)),
+  // A live quiz's question pictures (null for other games): games.play.quiz_live.views.picture_url_template.
+  questionPicture: live.question_pictures
+    ? (number, key) => live.question_pictures.replace("NUMBER", String(number)).replace("KEY", encodeURIComponent(key))
+    : null,
   face: (symbols) => (faces ? faces.cards[[...symbols].sort().join(",")] || null : null),
   faceShape: faces ? faces.shape : null,
   t,

@@ -17,15 +17,8 @@ function legal(view, type) {
   return (view.legal_actions || []).some((action) => action.type === type);
 }
 
-function pictureUrl(ctx, number, token) {
-  // The session's picture URL names the session: the live quiz serves a question's pictures
-  // under its number (games.play.quiz_live.views.quiz_live_picture).
-  const base = ctx.picture("KEY").replace(/\/sessions\/(\d+)\/pictures\/KEY$/, "/quiz-live/$1/pictures/");
-  return `${base}${number}/${encodeURIComponent(token)}`;
-}
-
 function picture(ctx, number, token, alt) {
-  return token ? el("img", { className: "quiz-live-picture", src: pictureUrl(ctx, number, token), alt }) : null;
+  return token ? el("img", { className: "quiz-live-picture", src: ctx.questionPicture(number, token), alt }) : null;
 }
 
 function optionLabel(option, index, ctx) {

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.urls import reverse
 from playwright.sync_api import expect
 
 from tests.e2e.browsing import open_page, scroll_width, sign_in
@@ -26,10 +27,10 @@ TEAM_IDS = ["Kestrel", "Lantern", "Moss"]
 def test_three_teams_on_phones_play_a_live_quiz_shown_on_the_projector(browsing, demo_users_site):
     from games.models import GameSession
     from games.quiz.models import QuizAttempt
-    from tests.games.play.test_quiz_live_play import published_quiz
+    from tests.games.play.test_quiz_live_play import published_quiz, with_a_picture
 
     site = demo_users_site
-    quiz = published_quiz(site.teacher_user)
+    quiz = with_a_picture(published_quiz(site.teacher_user))
 
     projector = browsing.new_page()
     sign_in(projector, site.url, site.teacher.username, site.teacher.password)
@@ -73,6 +74,12 @@ def test_three_teams_on_phones_play_a_live_quiz_shown_on_the_projector(browsing,
     expect(projector.get_by_text("Independence")).to_be_visible()
     for page in phones:
         expect(page.get_by_role("button", name="1918")).to_be_visible()
+    # The question's picture, at the URL the session page gave the script.
+    picture_url = reverse("games:quiz_live_picture", args=[session.pk, 1, "p1"])
+    for page in (projector, phones[2]):
+        picture = page.get_by_role("img", name="The question's picture")
+        expect(picture).to_have_attribute("src", picture_url)
+        page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=picture.element_handle())
     assert_accessible(browsing, phones[0], "phone, question open")
     assert_fits_a_phone(phones[0], "phone, question open")
     phones[0].get_by_role("button", name="1945").tap()

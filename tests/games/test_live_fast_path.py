@@ -34,8 +34,11 @@ from games import live, selectors, services
 from games.engines import engine_for, znajznak
 from games.engines.base import IllegalAction
 from games.models import GameSession, NamingRecord, Participant
+from games.play.quiz_live.services import quiz_live_session_create
+from games.quiz.models import QuizAttempt
 from tests.conftest import IN_CI
 from tests.factories import SymbolFactory, UserFactory
+from tests.games.play.test_quiz_live_play import published_quiz
 from tests.games.test_classroom import class_with
 from tests.games.test_live import (  # noqa: F401  (the autouse fixtures apply where imported)
     TIMEOUT,
@@ -657,6 +660,45 @@ def test_a_knowledge_game_over_a_socket_is_ended_by_the_locked_service_with_its_
     assert graded == [session.pk]
     session = assert_stored_as_the_log_replays(session)
     assert session.status == GameSession.Status.FINISHED and session.version == len(actions)
+
+
+def test_a_live_quizs_answers_take_the_fast_path_and_its_end_the_locked_service_with_the_attempts(
+    teacher, student, locked, writes
+):
+    """The live quiz is a plain game: opening, answering and closing take the fast path; the
+    end records every student's attempt (``quiz_live_attempts_record``), so the locked service
+    takes it, as a Knowledge? game's end."""
+    quiz = published_quiz(teacher)
+    session = quiz_live_session_create(facilitator=teacher, quiz=quiz)
+    services.session_join(session=session, user=student)
+    session = services.session_start(session=session, by=teacher)
+    facilitator, phone = signed_in(teacher), signed_in(student)
+    moves = [
+        ("teacher", {"type": "open_question"}),
+        ("phone", {"type": "answer", "question": 1, "answer": {"choice": "b"}}),
+        ("phone", {"type": "answer", "question": 1, "answer": {"choice": "a"}}),  # a change of mind
+        ("teacher", {"type": "close_question"}),
+        ("teacher", {"type": "end_game"}),
+    ]
+
+    async def scenario() -> None:
+        sockets = {"teacher": socket(session, facilitator), "phone": socket(session, phone)}
+        for communicator in sockets.values():
+            await connected(communicator)
+        for version, (who, action) in enumerate(moves, start=1):
+            await sockets[who].send_json_to(action_message(**action))
+            for communicator in sockets.values():
+                await state_at(communicator, version)
+        for communicator in sockets.values():
+            await communicator.disconnect()
+
+    async_to_sync(scenario)()
+
+    assert locked == [("", {"type": "end_game"})]
+    assert writes == [True] * (len(moves) - 1)
+    session = assert_stored_as_the_log_replays(session)
+    assert session.status == GameSession.Status.FINISHED
+    assert QuizAttempt.objects.get(quiz=quiz, student=student).score == 1.0
 
 
 def test_a_practice_over_a_socket_takes_the_locked_path_to_its_result(teacher, student, locked):

@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from content.permissions import runs_for
@@ -49,6 +50,15 @@ def quiz_live_new(request: HttpRequest, quiz_pk: int) -> HttpResponse:
             return redirect("games:session", pk=session.pk)
     recent = game_selectors.sessions_facilitated_by(request.user).filter(game="quiz_live")[:10]
     return render(request, "games/quiz_live/new.html", {"form": form, "quiz": quiz, "sessions": recent})
+
+
+def picture_url_template(session_id: int) -> str:
+    """The URL of a picture of a question of live quiz ``session_id``, with ``NUMBER`` and
+    ``KEY`` for the question's number and the picture's token: the session page gives it
+    to ``static/games/quiz_live.js``, which fills them in."""
+    # The number is a whole number in the route, so it is reversed as one and named after.
+    url = reverse("games:quiz_live_picture", args=[session_id, 0, "KEY"])
+    return url.removesuffix("/0/KEY") + "/NUMBER/KEY"
 
 
 @require_GET

@@ -228,6 +228,40 @@ def test_a_question_is_pictured_only_once_it_has_been_asked_and_only_to_the_peop
     assert Client().get(url).status_code == 404
 
 
+def with_a_picture(quiz: Quiz, *, token: str = "p1") -> Quiz:
+    """The quiz's first item shows a picture (the library's file is missing: a placeholder)."""
+    item = QuizItem.objects.get(quiz=quiz, position=1)
+    item.prompt = {**item.prompt, "picture": token}
+    item.key = {**item.key, "pictures": {token: "pictures/missing.png"}}
+    item.save(update_fields=["prompt", "key"])
+    return quiz
+
+
+def test_the_session_page_gives_its_script_the_url_of_a_questions_pictures() -> None:
+    teacher_user, student = TeacherFactory(), UserFactory()
+    session = quiz_live_session_create(
+        facilitator=teacher_user, quiz=with_a_picture(published_quiz(teacher_user))
+    )
+    services.session_join(session=session, user=student)
+    services.session_start(session=session, by=teacher_user)
+    teacher, phone = signed_in(teacher_user), signed_in(student)
+    page = reverse("games:session", args=[session.pk])
+    template = phone.get(page).context["live"]["question_pictures"]
+    assert teacher.get(page).context["live"]["question_pictures"] == template
+    # static/games/quiz_live.js fills in the question's number and the picture's token.
+    url = template.replace("NUMBER", "1").replace("KEY", "p1")
+    assert url == reverse("games:quiz_live_picture", args=[session.pk, 1, "p1"])
+    assert phone.get(url).status_code == 404  # question 1 is not asked yet
+    Live(session, teacher, {}, {}).act(teacher, {"type": "open_question"})
+    response = phone.get(url)
+    assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
+    other = services.session_create(
+        facilitator=teacher_user, game="know", variant="facilitator_marks", setup={}
+    )
+    services.session_join(session=other, user=student)
+    assert phone.get(reverse("games:session", args=[other.pk])).context["live"]["question_pictures"] is None
+
+
 def test_a_team_quizs_log_is_not_downloaded_since_it_says_who_in_a_team_answered() -> None:
     live = start_live(students=4, team_count=2)
     live.act(live.teacher, {"type": "end_game"})
