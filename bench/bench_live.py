@@ -869,7 +869,7 @@ async def drive(
     await asyncio.sleep(max(0.0, run.window[0] - time.perf_counter()))
     marks["pids"] = [s.process.pid for s in servers]
     marks["wall_begin"] = time.time()
-    marks["cpu_begin"] = cpu_snapshot(servers, marks["proxy_pids"])
+    marks["cpu_begin"] = cpu_snapshot(servers, marks.setdefault("proxy_pids", []))
     marks["pg_begin"] = await loop.run_in_executor(None, pg_counters, args.pg_dsn, args.db)
     sampler.recording = True
     await asyncio.sleep(max(0.0, run.window[1] - time.perf_counter()))
