@@ -16,7 +16,7 @@ What it does:
   127.0.0.1, with production's settings (``DEBUG=false``, PostgreSQL, Redis, the
   settings' default pool sizes unless ``--server-env`` says otherwise);
 * while ``--students`` (30) students play live ZnajZnak duels over WebSockets (the two
-  players of a duel on different processes, exactly as ``bench_live.py`` drives them),
+  players of a duel on different processes, as ``bench_live.py --cross`` drives them),
   ``--clients`` (200) anonymous clients ask for public pages (the home page, the join
   page, the login page, ``/healthz``) and guess join codes (``/games/join/XXXXXX``, six
   characters of the join-code alphabet: mostly 404s), one request after another with a
@@ -291,7 +291,9 @@ async def play(
     marks: dict[str, Any] = {}
     unused = SimpleNamespace(recording=False)  # bench_live's sampler of lock waits: not wanted here
     try:
-        await live.drive(args, world, servers, args.students, run, executor, unused, marks)
+        # The two players of every duel on two processes, as before nginx was in bench_live.py.
+        config = live.Config(args.students, len(servers))
+        await live.drive(args, world, config, servers, ports, run, executor, unused, marks)
     except Exception as error:  # e.g. PostgreSQL refusing this process's own connection
         run.error(f"the run stopped: {error!r}"[:300])
     finally:

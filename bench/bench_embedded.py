@@ -192,9 +192,8 @@ async def play(
 
     live.Pair = Recorded  # the duels' futures, to know which duel a phone is in
     try:
-        await live.drive(
-            args, world, [server], args.students, run, executor, SimpleNamespace(recording=False), marks
-        )
+        config, unused = live.Config(args.students, 1), SimpleNamespace(recording=False)
+        await live.drive(args, world, config, [server], [server.port], run, executor, unused, marks)
     finally:
         live.Pair = original
         await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,14 +1,15 @@
 """Live ZnajZnak duels over WebSockets: actions per second and click-to-opponent latency.
 
-Run: ``.venv/bin/python bench/bench_live.py`` (about two minutes; ``--help`` for the knobs).
+Run: ``.venv/bin/python bench/bench_live.py`` (about three minutes; ``--help`` for the knobs).
 Needs PostgreSQL (``--pg``, trust auth as ``postgres``) and Redis (``--redis``) on 127.0.0.1.
 
 Targets (issue): 30 students on one server process, p99 from click to the opponent's
 screen under 100 ms, and at least 500 actions/s sustained per process; 300 students on two
 processes at least 1.5 × the total of one process (measured in the same run) with p99
-under 250 ms. Other configurations are reported, not judged. The issue's baseline, a bare
-daphne + PostgreSQL relay of the same messages measured in the same run, is not in this
-script yet: no figure is printed for it.
+under 250 ms; and at 30 students on one process, at least half the actions/s of a bare
+daphne + PostgreSQL relay of the same messages (``bench/relay_app.py``), driven by the same
+students in the same run (configuration ``30xrelay``; without it the share is not judged and
+no figure of the relay is printed). Other configurations are reported, not judged.
 
 What it does:
 
@@ -28,8 +29,16 @@ What it does:
   free ports, with ``DATABASE_URL``, ``REDIS_URL`` (Redis db ``--redis-db``, a database
   of its own; only keys of the channel layer's prefix are deleted, before and after)
   and the settings' default connection pools (``DB_POOL_MAX_SIZE``,
-  ``LIVE_DB_POOL_MAX_SIZE``). With two processes the two players
-  of every duel are on different processes, so every update crosses Redis;
+  ``LIVE_DB_POOL_MAX_SIZE``); for ``Nxrelay`` (``30xrelay``), one
+  ``daphne bench.relay_app:application`` instead, the baseline;
+* with two processes, puts nginx in front as production does: a configuration of its own
+  in a temporary folder with the ``upstream talia_ws`` block (``hash $request_uri
+  consistent``) and the ``location /ws/`` block of ``deploy/nginx/talia.conf``, over http,
+  run as a child (``nginx -p DIR -c CONF -g 'daemon off;'``); the one-process run of as
+  many students goes through it too, so the two differ only in the count of processes.
+  The report says how nginx spread the games (its access log) and how many games had
+  sockets on two processes (the rows' ``live_processes``). ``--cross`` instead puts the two
+  players of every duel on different processes, without nginx: every update crosses Redis;
 * runs the students as asyncio clients in this process over a minimal RFC 6455 client
   (asyncio streams; nothing to install). Each student reads its view; in the
   ``looking`` phase it computes the common symbol from the two cards the view shows
@@ -57,8 +66,8 @@ the end of the window reach the opponent under the same load.
   (a number; the engine ignores unknown fields, the log keeps it), so each applied
   action is matched to its ``ActionRecord`` and so to its exact version afterwards.
   "click -> own screen" is the same to the acting student's own socket.
-* CPU seconds of each server process, of PostgreSQL (all its processes), of Redis and
-  of this process (the clients) during the window, from /proc; PostgreSQL transactions
+* CPU seconds of each server process, of nginx, of PostgreSQL (all its processes), of
+  Redis and of this process (the clients) during the window, from /proc; PostgreSQL transactions
   per applied action (``pg_stat_database``, approximate: counters flush about once a
   second); row-lock waits sampled from ``pg_stat_activity`` every 100 ms; the
   clients' event-loop lag (how late a 10 ms sleep wakes up), since the clients share
@@ -66,24 +75,25 @@ the end of the window reach the opponent under the same load.
 
 All processes run on this machine: the servers, PostgreSQL, Redis and the clients
 compete for the same CPUs (their count and the load average are printed).
-``--profile DIR`` runs the servers under cProfile in every thread (figures then are
-not comparable) and prints where the server's time goes. The exit status is 1 when a
-target is missed.
+``--rounds N`` runs the configurations N times over, each round judged on its own (against
+the relay and the one process of the same round). ``--profile DIR`` runs the servers under
+cProfile in every thread (figures then are not comparable) and prints where the server's
+time goes. The exit status is 1 when a target is missed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import bisect
 import contextlib
-import hashlib
+import dataclasses
 import http.client
 import json
 import math
 import os
 import random
+import re
 import secrets
 import shutil
 import signal
@@ -102,6 +112,9 @@ from results import load_average, record
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from tests.production.websocket import Closed, HandshakeFailed, WebSocket  # noqa: E402
+
 PYTHON = sys.executable
 HOST = "127.0.0.1"
 
@@ -109,6 +122,9 @@ TARGET_P99_MS = 100.0  # at 30 students, one process
 TARGET_RATE = 500.0  # applied actions/s per process, at 30 students on one process
 TARGET_P99_MS_300 = 250.0  # at 300 students on two processes
 TARGET_SCALE = 1.5  # 300 students: two processes' total over one process's
+TARGET_OF_RELAY = 0.5  # 30 students on one process: Talia's actions/s over the bare relay's
+RELAY_APP = "bench.relay_app:application"  # the bare relay (bench/relay_app.py)
+NGINX_SITE = ROOT / "deploy" / "nginx" / "talia.conf"  # its talia_ws upstream and /ws/ location
 CHANNEL_PREFIX = "talia-live"  # config/settings.py: CHANNEL_LAYERS prefix
 STUDENTS_MAX = 300
 STALL_SECONDS = 10.0  # no message for this long: the student asks for its state again
@@ -200,10 +216,14 @@ class Server:
     profile: Path | None = None
 
 
-def start_server(env: dict[str, str], var_dir: Path, number: int, profile_dir: Path | None) -> Server:
+def start_server(
+    env: dict[str, str], var_dir: Path, number: int, profile_dir: Path | None, *, relay: bool = False
+) -> Server:
     port = free_port()
-    log = var_dir / f"daphne-{number}.log"
-    daphne_args = ["-b", HOST, "-p", str(port), "config.asgi:application"]
+    log = var_dir / f"{'relay' if relay else 'daphne'}-{number}.log"
+    daphne_args = ["-b", HOST, "-p", str(port), RELAY_APP if relay else "config.asgi:application"]
+    if relay:
+        env = {**env, "RELAY_DATABASE_URL": env["DATABASE_URL"]}
     profile = None
     if profile_dir is not None:
         profile = profile_dir / f"daphne-{number}.prof"
@@ -283,14 +303,127 @@ def thread_cpu(pid: int) -> dict[int, float]:
     return threads
 
 
-def cpu_snapshot(servers: list[Server]) -> dict[str, Any]:
+def cpu_snapshot(servers: list[Server], proxy_pids: list[int]) -> dict[str, Any]:
     return {
         "threads": [thread_cpu(s.process.pid) for s in servers],
         "servers": sum(cpu_seconds(s.process.pid) for s in servers),
+        "proxy": sum(cpu_seconds(pid) for pid in proxy_pids),
         "postgres": {pid: cpu_seconds(pid) for pid in pids_named("postgres")},
         "redis": {pid: cpu_seconds(pid) for pid in pids_named("redis-server")},
         "clients": cpu_seconds(os.getpid()),
     }
+
+
+# --- nginx in front of two processes, as in production ------------------------------------------
+
+NGINX_CONF = """\
+# bench_live.py: deploy/nginx/talia.conf's upstream and location of the live sockets, over http.
+worker_processes 1;
+worker_rlimit_nofile 8192;
+pid {dir}/nginx.pid;
+error_log {dir}/nginx-error.log warn;
+events {{
+    worker_connections 4096;
+}}
+http {{
+    log_format routed '$request_uri $status upstream=$upstream_addr';
+    access_log {dir}/nginx-access.log routed;
+    client_body_temp_path {dir}/client_body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+
+{upstream}
+
+    server {{
+        listen {host}:{port};
+{location}
+    }}
+}}
+"""
+
+
+def nginx_site_blocks(ports: list[int]) -> tuple[str, str]:
+    """The ``upstream talia_ws`` block of deploy/nginx/talia.conf with the bench's servers in
+    place of its own, and its ``location /ws/`` block, as they are written there."""
+    site = NGINX_SITE.read_text()
+    upstream = re.search(r"^upstream talia_ws \{\n.*?^\}", site, re.MULTILINE | re.DOTALL)
+    location = re.search(r"^    location /ws/ \{\n.*?^    \}", site, re.MULTILINE | re.DOTALL)
+    if upstream is None or location is None or "hash $request_uri consistent;" not in upstream.group():
+        raise SystemExit(f"{NGINX_SITE}: no 'upstream talia_ws' hashed by $request_uri, or no location /ws/")
+    kept = [line for line in upstream.group().splitlines() if not line.strip().startswith("server ")]
+    servers = [f"    server {HOST}:{port};" for port in ports]
+    return "\n".join([*kept[:-1], *servers, kept[-1]]), location.group()
+
+
+@dataclass
+class Proxy:
+    port: int
+    process: subprocess.Popen[bytes]
+    directory: Path
+    pids: list[int]  # the master and its workers
+
+
+def start_proxy(servers: list[Server], var_dir: Path, number: int) -> Proxy:
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not os.access(nginx, os.X_OK):
+        raise SystemExit("nginx routes the sockets of two processes: apt-get install nginx-light; or --cross")
+    directory = var_dir / f"nginx-{number}"
+    (directory / "logs").mkdir(parents=True)  # nginx's own error log before it reads the config
+    port = free_port()
+    upstream, location = nginx_site_blocks([s.port for s in servers])
+    conf = directory / "nginx.conf"
+    text = NGINX_CONF.format(dir=directory, host=HOST, port=port, upstream=upstream, location=location)
+    conf.write_text(text)
+    with (directory / "nginx.out").open("wb") as out:
+        process = subprocess.Popen(
+            [nginx, "-p", str(directory), "-c", str(conf), "-g", "daemon off;"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    deadline = time.monotonic() + 20
+    while True:
+        if process.poll() is not None:
+            raise SystemExit(f"nginx stopped:\n{(directory / 'nginx.out').read_text()}")
+        with contextlib.suppress(OSError), socket.create_connection((HOST, port), timeout=1):
+            break
+        if time.monotonic() > deadline:
+            raise SystemExit(f"nginx did not listen on {port} within 20 s")
+        time.sleep(0.1)
+    return Proxy(port, process, directory, [process.pid, *children_of(process.pid)])
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                if int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry))
+    return found
+
+
+def stop_proxy(proxy: Proxy) -> None:
+    if proxy.process.poll() is None:
+        proxy.process.send_signal(signal.SIGQUIT)  # graceful: the access log is written out
+        try:
+            proxy.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proxy.process.kill()
+            proxy.process.wait()
+
+
+def proxy_routes(proxy: Proxy) -> dict[int, set[str]]:
+    """Each game's sockets upgraded by nginx: session id -> the upstreams they went to."""
+    routes: dict[int, set[str]] = {}
+    log = proxy.directory / "nginx-access.log"
+    for line in log.read_text().splitlines() if log.exists() else ():
+        found = re.match(r"/ws/sessions/(\d+)/ 101 upstream=(\S+)", line)
+        if found:
+            routes.setdefault(int(found.group(1)), set()).add(found.group(2))
+    return routes
 
 
 # --- PostgreSQL and Redis --------------------------------------------------------------------
@@ -449,108 +582,6 @@ def new_duel(world: World, first: Any, second: Any, seed: int) -> tuple[int, str
     return session.pk, a.player_id, b.player_id
 
 
-# --- a minimal WebSocket client (RFC 6455, text frames) ----------------------------------------
-
-
-class Closed(Exception):
-    def __init__(self, code: int) -> None:
-        super().__init__(f"closed with code {code}")
-        self.code = code
-
-
-class HandshakeFailed(Exception):
-    pass
-
-
-_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-
-
-def _frame(opcode: int, data: bytes) -> bytes:
-    """A client frame: FIN, masked, as RFC 6455 requires of clients."""
-    n = len(data)
-    if n < 126:
-        header = bytes((0x80 | opcode, 0x80 | n))
-    elif n < 65536:
-        header = bytes((0x80 | opcode, 0x80 | 126)) + n.to_bytes(2, "big")
-    else:
-        header = bytes((0x80 | opcode, 0x80 | 127)) + n.to_bytes(8, "big")
-    mask = os.urandom(4)
-    if n:
-        key = (mask * (n // 4 + 1))[:n]
-        data = (int.from_bytes(data, "little") ^ int.from_bytes(key, "little")).to_bytes(n, "little")
-    return header + mask + data
-
-
-class WebSocket:
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader, self.writer = reader, writer
-        self.bytes_in = 0
-
-    @classmethod
-    async def connect(cls, port: int, path: str, cookie: str) -> WebSocket:
-        reader, writer = await asyncio.open_connection(HOST, port)
-        key = base64.b64encode(os.urandom(16)).decode()
-        writer.write(
-            (
-                f"GET {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nUpgrade: websocket\r\n"
-                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-                f"Origin: http://{HOST}:{port}\r\nCookie: {cookie}\r\n\r\n"
-            ).encode()
-        )
-        head = await reader.readuntil(b"\r\n\r\n")
-        status = head.split(b"\r\n", 1)[0]
-        accept = base64.b64encode(hashlib.sha1(key.encode() + _GUID).digest())
-        if b" 101 " not in status + b" " or accept not in head:
-            writer.close()
-            raise HandshakeFailed(status.decode(errors="replace"))
-        return cls(reader, writer)
-
-    def send(self, text: str) -> None:
-        self.writer.write(_frame(0x1, text.encode()))
-
-    async def recv(self) -> str:
-        parts: list[bytes] = []
-        read = self.reader.readexactly
-        while True:
-            b0, b1 = await read(2)
-            n = b1 & 0x7F
-            if n == 126:
-                n = int.from_bytes(await read(2), "big")
-            elif n == 127:
-                n = int.from_bytes(await read(8), "big")
-            mask = await read(4) if b1 & 0x80 else b""
-            payload = await read(n) if n else b""
-            if mask:
-                key = (mask * (n // 4 + 1))[:n]
-                payload = (int.from_bytes(payload, "little") ^ int.from_bytes(key, "little")).to_bytes(
-                    n, "little"
-                )
-            self.bytes_in += n
-            opcode = b0 & 0x0F
-            if opcode == 0x9:  # ping
-                self.writer.write(_frame(0xA, payload))
-                continue
-            if opcode == 0xA:  # pong
-                continue
-            if opcode == 0x8:  # close: answer it, then report it
-                code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else 1005
-                with contextlib.suppress(Exception):
-                    self.writer.write(_frame(0x8, payload[:2]))
-                    self.writer.close()
-                raise Closed(code)
-            parts.append(payload)
-            if b0 & 0x80:
-                return b"".join(parts).decode()
-
-    async def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self.writer.write(_frame(0x8, (1000).to_bytes(2, "big")))
-            await self.writer.drain()
-        self.writer.close()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.writer.wait_closed(), 2)
-
-
 # --- the students ------------------------------------------------------------------------------
 
 
@@ -600,13 +631,17 @@ class Student:
     def __init__(
         self, index: int, seat: int, pair: Pair, port: int, cookie: str, run: Run, ctx: Context
     ) -> None:
+        # ``port``: a server's, or the proxy's in front of the servers
         self.index, self.seat, self.pair, self.port = index, seat, pair, port
         self.cookie, self.run, self.ctx = cookie, run, ctx
         self.game = 0
 
     async def open(self) -> tuple[WebSocket, Duel, str]:
         duel = await self.pair_game(self.game)
-        sock = await WebSocket.connect(self.port, f"/ws/sessions/{duel.session_id}/", self.cookie)
+        path = f"/ws/sessions/{duel.session_id}/"
+        if self.ctx.relay:  # the bare relay trusts the player its URL names (bench/relay_app.py)
+            path += f"?player={duel.players[self.seat]}"
+        sock = await WebSocket.connect(HOST, self.port, path, cookie=self.cookie)
         return sock, duel, await sock.recv()
 
     async def pair_game(self, number: int) -> Duel:
@@ -734,6 +769,7 @@ class Context:
         self.stop_at = float("inf")
         self.nonce = 0
         self.seed = seed
+        self.relay = False
 
     def next_nonce(self) -> int:
         self.nonce += 1
@@ -778,15 +814,18 @@ async def loop_lag_monitor(run: Run, ctx: Context) -> None:
 async def drive(
     args: argparse.Namespace,
     world: World,
+    config: Config,
     servers: list[Server],
-    students: int,
+    ports: list[int],
     run: Run,
     executor: ThreadPoolExecutor,
     sampler: PgSampler,
     marks: dict[str, Any],
 ) -> None:
+    students = config.students
     ctx = Context(world, run, executor, args.think / 1000, args.seed + students * 10 + len(servers))
     ctx.wrong = args.wrong
+    ctx.relay = config.relay
     pairs = [Pair(k, (2 * k, 2 * k + 1)) for k in range(students // 2)]
     # Every pair has its duels ready before the clock starts (at least its first and a
     # spare), so that making them does not share the machine with the measured play.
@@ -801,8 +840,8 @@ async def drive(
             index=i,
             seat=i % 2,
             pair=pairs[i // 2],
-            # Two processes: the two players of every duel are on different processes.
-            port=servers[i % len(servers)].port,
+            # Through the proxy, or (``--cross``) the two players of every duel on two processes.
+            port=ports[i % len(ports)],
             cookie=world.cookies[i],
             run=run,
             ctx=ctx,
@@ -830,12 +869,12 @@ async def drive(
     await asyncio.sleep(max(0.0, run.window[0] - time.perf_counter()))
     marks["pids"] = [s.process.pid for s in servers]
     marks["wall_begin"] = time.time()
-    marks["cpu_begin"] = cpu_snapshot(servers)
+    marks["cpu_begin"] = cpu_snapshot(servers, marks.setdefault("proxy_pids", []))
     marks["pg_begin"] = await loop.run_in_executor(None, pg_counters, args.pg_dsn, args.db)
     sampler.recording = True
     await asyncio.sleep(max(0.0, run.window[1] - time.perf_counter()))
     marks["wall_end"] = time.time()
-    marks["cpu_end"] = cpu_snapshot(servers)
+    marks["cpu_end"] = cpu_snapshot(servers, marks["proxy_pids"])
     sampler.recording = False
     marks["pg_end"] = await loop.run_in_executor(None, pg_counters, args.pg_dsn, args.db)
     # Students stop at their next message (or their stall timeout); wait for them briefly.
@@ -880,6 +919,12 @@ class Result:
     threads: list[tuple[float, float, float]] = field(default_factory=list)
     connect_seconds: float = 0.0
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    config: Config = field(default_factory=lambda: Config(0, 0))
+    # Through nginx: the games whose sockets each upstream took, and those split between two.
+    games_by_upstream: dict[str, int] = field(default_factory=dict)
+    split: int = 0
+    crossed: int = 0  # Talia's games whose sockets were on two processes
+    played: int = 0  # games with a socket open, in the whole run (warm-up and drain too)
 
     @property
     def rate(self) -> float:
@@ -934,7 +979,7 @@ def analyse(name: str, students: int, processes: int, run: Run, marks: dict[str,
     result.state_bytes = run.state_bytes
     result.states_total = run.states
     cpu0, cpu1 = marks["cpu_begin"], marks["cpu_end"]
-    for key in ("servers", "clients"):
+    for key in ("servers", "proxy", "clients"):
         result.cpu[key] = (cpu1[key] - cpu0[key]) / result.duration
     for key in ("postgres", "redis"):
         # Per process: a backend that ends in the window takes its CPU time with it.
@@ -952,34 +997,63 @@ def analyse(name: str, students: int, processes: int, run: Run, marks: dict[str,
     return result
 
 
+@dataclass(frozen=True)
+class Config:
+    students: int
+    processes: int
+    relay: bool = False  # the bare relay (bench/relay_app.py) instead of Talia
+    proxy: bool = False  # nginx in front, routing as deploy/nginx/talia.conf does
+    round: int = 0  # with --rounds: which pass over the configurations
+
+    @property
+    def name(self) -> str:
+        if self.relay:
+            name = f"{self.students} × relay"
+        else:
+            name = f"{self.students} × {self.processes} process{'es' if self.processes > 1 else ''}"
+        if self.proxy:
+            name += " via nginx"
+        return name + (f" #{self.round}" if self.round else "")
+
+
 def run_config(
-    args: argparse.Namespace, env: dict[str, str], world: World, students: int, processes: int, var_dir: Path
+    args: argparse.Namespace, env: dict[str, str], world: World, config: Config, var_dir: Path
 ) -> Result:
     from games.models import GameSession
 
-    name = f"{students} × {processes} process{'es' if processes > 1 else ''}"
+    name, students, processes = config.name, config.students, config.processes
     redis_clean(args, check=False)
     profile_dir = Path(args.profile) if args.profile else None
     if profile_dir:
         profile_dir.mkdir(parents=True, exist_ok=True)
     servers: list[Server] = []
+    proxy: Proxy | None = None
     executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="duels")
     run = Run()
-    marks: dict[str, Any] = {}
+    marks: dict[str, Any] = {"proxy_pids": []}
+    number = len(list(var_dir.glob("*.log")))  # the logs of each configuration apart
     try:
-        for number in range(processes):
-            servers.append(start_server(env, var_dir, number, profile_dir))
+        for process in range(processes):
+            servers.append(start_server(env, var_dir, number + process, profile_dir, relay=config.relay))
         for server in servers:
             wait_until_up(server)
+        ports = [s.port for s in servers]
+        if config.proxy:
+            proxy = start_proxy(servers, var_dir, number)
+            marks["proxy_pids"] = proxy.pids
+            ports = [proxy.port]
         print(
-            f"[{name}] daphne on {', '.join(str(s.port) for s in servers)}; "
+            f"[{name}] {'relay' if config.relay else 'daphne'} on {', '.join(str(s.port) for s in servers)}"
+            f"{f', nginx on {proxy.port}' if proxy else ''}; "
             f"{args.warmup:g} s warm-up + {args.duration:g} s measured ...",
             flush=True,
         )
         with PgSampler(args.pg_dsn, args.db) as sampler:
-            asyncio.run(drive(args, world, servers, students, run, executor, sampler, marks))
+            asyncio.run(drive(args, world, config, servers, ports, run, executor, sampler, marks))
         load = os.getloadavg()
     finally:
+        if proxy is not None:
+            stop_proxy(proxy)
         for server in servers:
             stop_server(server)
 
@@ -994,9 +1068,9 @@ def run_config(
         log = server.log.read_text(errors="replace")
         tracebacks = log.count("Traceback")
         if tracebacks:
-            run.errors[f"daphne-{server.port}: tracebacks in the log"] = tracebacks
+            run.errors[f"{server.log.stem} (port {server.port}): tracebacks in the log"] = tracebacks
             first = log.index("Traceback")
-            print(f"[{name}] daphne {server.port}, first of {tracebacks} tracebacks:", file=sys.stderr)
+            print(f"[{name}] {server.log.stem}, first of {tracebacks} tracebacks:", file=sys.stderr)
             print(log[max(0, log.rfind("\n", 0, first - 200)) : first + 2500], file=sys.stderr)
     # Games that started while the clock ran (their first state arrived in the window).
     marks["games_started"] = (
@@ -1008,7 +1082,18 @@ def run_config(
         // 2
     )
     result = analyse(name, students, processes, run, marks)
-    result.load = load
+    result.config, result.load = config, load
+    result.played = len({session_id for _student, session_id in run.seen})
+    if proxy is not None:
+        routes = proxy_routes(proxy)
+        result.split = sum(1 for upstreams in routes.values() if len(upstreams) > 1)
+        for upstreams in routes.values():
+            for upstream in upstreams:
+                result.games_by_upstream[upstream] = result.games_by_upstream.get(upstream, 0) + 1
+    if not config.relay:
+        # Games whose row names more than one process: their notices crossed Redis (games.sockets).
+        rows = GameSession.objects.filter(pk__in=run.sessions).values_list("live_processes", flat=True)
+        result.crossed = sum(1 for processes_of in rows if len(processes_of or ()) > 1)
     samples = sampler.samples
     if samples:
         result.active_backends = sum(a for a, _ in samples) / len(samples)
@@ -1048,11 +1133,11 @@ def report(results: list[Result], args: argparse.Namespace) -> bool:
     print(
         f"Live ZnajZnak duels over WebSockets (daphne, PostgreSQL, Redis channel layer): "
         f"{args.duration:g} s measured after {args.warmup:g} s warm-up; {os.cpu_count()} CPUs shared "
-        f"by servers, PostgreSQL, Redis and clients; STOP after 0-{2 * args.think:g} ms, "
+        f"by servers, nginx, PostgreSQL, Redis and clients; STOP after 0-{2 * args.think:g} ms, "
         f"{100 * args.wrong:g} % wrong names"
     )
     header = (
-        f"{'configuration':20} {'actions/s':>9} {'per proc':>8} {'':>8} "
+        f"{'configuration':28} {'actions/s':>9} {'per proc':>8} {'':>8} "
         f"{'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'':>8} {'own p50/p99':>12} "
         f"{'lost races/s':>12} {'errors':>6} {'games':>5}"
     )
@@ -1069,13 +1154,32 @@ def report(results: list[Result], args: argparse.Namespace) -> bool:
             f"{figure} {measured} (target {target}) {'ok' if met else 'MISSED'}"
         )
 
-    one_300 = next((r for r in results if r.students == 300 and r.processes == 1), None)
+    def found(students: int, processes: int, relay: bool, round_: int) -> Result | None:
+        wanted = (students, processes, relay, round_)
+        same = (r for r in results if (r.students, r.processes, r.config.relay, r.config.round) == wanted)
+        return next(same, None)
+
+    unjudged = []
+
+    def judge_rate(r: Result, base: Result | None, figure: str, target: float, missing: str) -> None:
+        """``r``'s actions/s over ``base``'s, measured in the same run; never a figure not measured."""
+        if base is None:
+            unjudged.append(f"{r.name}: {figure} (not measured in this run: {missing} to --configs)")
+            return
+        ratio = r.rate / max(1e-9, base.rate)
+        measured = f"{ratio:.2f}x ({base.name}: {base.rate:.0f})"
+        judge(r, figure, measured, f">= {target:g}x", ratio >= target)
+
     for r in results:
         p99 = r.pct(r.latency, 0.99)
-        if r.students == 30 and r.processes == 1:
+        if r.config.relay:
+            pass  # the baseline: judged through the Talia run it is compared with
+        elif r.students == 30 and r.processes == 1:
             judge(r, "actions/s", f"{r.rate:.0f}", f">= {TARGET_RATE:g}", r.rate >= TARGET_RATE)
             judge(r, "p99 click to opponent", f"{p99:.1f} ms", f"< {TARGET_P99_MS:g} ms", p99 < TARGET_P99_MS)
-        if r.students == 300 and r.processes == 2:
+            relay = found(30, 1, True, r.config.round)
+            judge_rate(r, relay, "actions/s over the bare relay's", TARGET_OF_RELAY, "add 30xrelay")
+        elif r.students == 300 and r.processes == 2:
             judge(
                 r,
                 "p99 click to opponent",
@@ -1083,27 +1187,22 @@ def report(results: list[Result], args: argparse.Namespace) -> bool:
                 f"< {TARGET_P99_MS_300:g} ms",
                 p99 < TARGET_P99_MS_300,
             )
-            if one_300 is not None:
-                scale = r.rate / max(1e-9, one_300.rate)
-                judge(
-                    r,
-                    "total over 300 x 1 process",
-                    f"{scale:.2f}x",
-                    f">= {TARGET_SCALE:g}x",
-                    scale >= TARGET_SCALE,
-                )
+            one_300 = found(300, 1, False, r.config.round)
+            judge_rate(r, one_300, "total over one process's", TARGET_SCALE, "add 300x1")
         errors = sum(r.errors.values())
         own = f"{r.pct(r.own, 0.5):.1f}/{r.pct(r.own, 0.99):.1f}"
         print(
-            f"{r.name:20} {r.rate:9.0f} {r.rate / r.processes:8.0f} {'':>8} {r.pct(r.latency, 0.5):7.1f} "
+            f"{r.name:28} {r.rate:9.0f} {r.rate / r.processes:8.0f} {'':>8} {r.pct(r.latency, 0.5):7.1f} "
             f"{r.pct(r.latency, 0.95):7.1f} {p99:7.1f} {'':>8} {own:>12} "
             f"{r.refused / r.duration:12.0f} {errors:6d} {r.games:5d}"
         )
     print("Targets:")
     for config, verdicts in judged.items():
         print(f"  {config}: " + "; ".join(verdicts))
+    for what in unjudged:
+        print(f"  {what}: not judged")
     if not judged:
-        print("  none of the configurations run has a target (30x1, 300x2 with 300x1)")
+        print("  none of the configurations run has a target (30x1 with 30xrelay, 300x2 with 300x1)")
     print(f"Load average after the run: {load_average()}")
     print()
     print("Where the time goes (per configuration, during the measured window):")
@@ -1114,7 +1213,19 @@ def report(results: list[Result], args: argparse.Namespace) -> bool:
             f"{r.cpu['postgres']:.2f}, Redis {r.cpu['redis']:.2f}, clients {r.cpu['clients']:.2f}; "
             f"CPU ms per applied action: servers {per_k['servers']:.2f}, PostgreSQL "
             f"{per_k['postgres']:.2f}, Redis {per_k['redis']:.2f}, clients {per_k['clients']:.2f}"
+            + (f"; nginx {r.cpu['proxy']:.2f} cores, {per_k['proxy']:.2f} ms" if r.config.proxy else "")
         )
+        if r.config.proxy:
+            taken = ", ".join(f"{n} on {upstream}" for upstream, n in sorted(r.games_by_upstream.items()))
+            print(
+                f"  {'':{len(r.name)}}  nginx routed the games' sockets (hash $request_uri consistent): "
+                f"{taken or 'none logged'}; {r.split} games split between two processes"
+            )
+        if r.processes > 1 and not r.config.relay:
+            print(
+                f"  {'':{len(r.name)}}  {r.crossed} of {r.played} games had sockets on "
+                f"two processes (their notices crossed Redis)"
+            )
         # What the whole machine could apply if these costs per action stayed as measured: every
         # part shares the same CPUs, so no server can go beyond this here.
         total_ms = sum(per_k.values())
@@ -1167,17 +1278,31 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def parse_configs(text: str) -> list[tuple[int, int]]:
+def parse_configs(text: str) -> list[Config]:
     configs = []
     for item in text.split(","):
         students, _, processes = item.strip().partition("x")
-        n, p = int(students), int(processes or 1)
+        relay = processes == "relay"
+        try:
+            n, p = int(students), 1 if relay else int(processes or 1)
+        except ValueError:
+            n, p = 0, 0
         if n < 2 or n % 2 or n > STUDENTS_MAX or p < 1:
             raise argparse.ArgumentTypeError(
-                f"{item}: an even number of students ≤ {STUDENTS_MAX}, x processes"
+                f"{item}: an even number of students ≤ {STUDENTS_MAX}, x processes (or x relay)"
             )
-        configs.append((n, p))
+        configs.append(Config(n, p, relay=relay))
     return configs
+
+
+def with_routing(configs: list[Config], *, cross: bool) -> list[Config]:
+    """nginx in front of every run of Talia on two processes or more (unless ``cross``), and of
+    the one-process run of as many students that it is compared with: the two differ only in
+    the count of processes."""
+    if cross:
+        return configs
+    spread = {c.students for c in configs if c.processes > 1 and not c.relay}
+    return [dataclasses.replace(c, proxy=not c.relay and c.students in spread) for c in configs]
 
 
 def main() -> int:
@@ -1185,8 +1310,17 @@ def main() -> int:
     parser.add_argument(
         "--configs",
         type=parse_configs,
-        default=parse_configs("30x1,300x1,300x2"),
-        help="students x processes, comma-separated (30x1,300x1,300x2)",
+        default=parse_configs("30xrelay,30x1,300x1,300x2"),
+        help="students x processes, or students x relay (the bare relay), comma-separated "
+        "(30xrelay,30x1,300x1,300x2)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="run the configurations this many times, each judged (1)"
+    )
+    parser.add_argument(
+        "--cross",
+        action="store_true",
+        help="no nginx: the two players of every duel on two processes, every update through Redis",
     )
     parser.add_argument("--duration", type=float, default=20, help="measured seconds (20)")
     parser.add_argument("--warmup", type=float, default=3, help="unmeasured seconds first (3)")
@@ -1237,8 +1371,11 @@ def main() -> int:
         env = child_env(args, var_dir)
         django_setup(env)
         world = build_world(args)
-        for students, processes in args.configs:
-            results.append(run_config(args, env, world, students, processes, var_dir))
+        configs = with_routing(args.configs, cross=args.cross)
+        for round_ in range(1, args.rounds + 1):
+            for config in configs:
+                config = dataclasses.replace(config, round=round_ if args.rounds > 1 else 0)
+                results.append(run_config(args, env, world, config, var_dir))
     except KeyboardInterrupt:
         print("\nInterrupted: stopping.", file=sys.stderr)
         return 130

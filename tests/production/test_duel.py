@@ -5,12 +5,22 @@ The common symbol is found the way only the server can: from the stored state, r
 the production database (a read, nothing written), with the pure engine. The students'
 sockets must have gone through nginx: its access log shows the upgrade (101) of each, to
 one web process, since ``/ws/`` is hashed by URL.
+
+Then the two ways a game's sockets can sit on the web processes: through nginx, every socket
+of a game on one process (each game's row names one process, ``games.sockets``), the games
+spread over both; and the two players of one duel each on a process of their own (straight
+to the two ports nginx proxies to), where every action crosses Redis to reach the opponent.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
+import ssl
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 import pytest
@@ -18,6 +28,8 @@ from playwright.sync_api import expect
 
 from games.engines import znajznak
 from tests.e2e.browsing import open_page, sign_in
+from tests.production.conftest import signed_in
+from tests.production.websocket import WebSocket
 
 pytestmark = pytest.mark.production
 
@@ -114,3 +126,168 @@ def test_a_duel_over_wss_through_nginx_with_two_web_processes(production, people
         "127.0.0.1:8001",
         "127.0.0.1:8002",
     }
+
+
+# --- where a game's sockets are: one process through nginx, or two --------------------------
+
+NGINX_SITE = Path(__file__).resolve().parents[2] / "deploy" / "nginx" / "talia.conf"
+
+DUELS = """
+import json
+from content.demo.loader import DEMO_SET
+from content.models import SymbolSet
+from games import services
+from lms.models import User
+given = json.loads({given!r})
+teacher = User.objects.get(username=given["teacher"])
+first, second = (User.objects.get(username=name) for name in given["players"])
+setup, assets = services.znajznak_setup_from_symbol_set(
+    symbol_set=SymbolSet.objects.get(slug=DEMO_SET[0]), cards_per_player=4
+)
+made = []
+for _ in range(given["count"]):
+    session = services.session_create(
+        facilitator=teacher, game="znajznak", variant="duel", setup=setup, assets=assets
+    )
+    services.session_join(session=session, user=first)
+    services.session_join(session=session, user=second)
+    services.session_start(session=session, by=teacher)
+    made.append(session.pk)
+print(json.dumps(made))
+"""
+
+
+def running_duels(production: Any, people: Any, count: int) -> list[int]:
+    """``count`` duels of Ala and Kuba, started by the teacher (as the teacher's pages do)."""
+    given = {
+        "teacher": people["teacher"].username,
+        "players": [people["ala"].username, people["kuba"].username],
+        "count": count,
+    }
+    return [int(pk) for pk in production.shell(DUELS.format(given=json.dumps(given)))]
+
+
+def web_processes() -> list[tuple[str, int]]:
+    """The web processes nginx sends the games' sockets to: deploy/nginx/talia.conf's ``talia_ws``."""
+    upstream = re.search(r"^upstream talia_ws \{(.*?)^\}", NGINX_SITE.read_text(), re.MULTILINE | re.DOTALL)
+    assert upstream, NGINX_SITE
+    found = re.findall(r"^\s*server (\S+):(\d+);", upstream.group(1), re.MULTILINE)
+    return [(address, int(port)) for address, port in found]
+
+
+def cookie_of(production: Any, login: Any) -> str:
+    """The Cookie header of a browser signed in as ``login`` (its session cookie)."""
+    return "; ".join(f"{c.name}={c.value}" for c in signed_in(production, login).cookies)
+
+
+def live_processes(production: Any, session_id: int) -> list[str]:
+    """The processes that hold a socket of the session, as its row names them (``games.sockets``)."""
+    with psycopg.connect(production.env["DATABASE_URL"]) as connection:
+        row = connection.execute(
+            "SELECT live_processes FROM games_gamesession WHERE id = %s", [session_id]
+        ).fetchone()
+    assert row is not None, session_id
+    return list(row[0])
+
+
+async def through_nginx(production: Any, path: str, cookie: str) -> WebSocket:
+    site = urlsplit(production.url)
+    assert site.hostname
+    context = ssl.create_default_context(cafile=production.ca)
+    return await WebSocket.connect(
+        site.hostname, site.port or 443, path, cookie=cookie, host=site.hostname, ssl=context
+    )
+
+
+async def straight_to(production: Any, process: tuple[str, int], path: str, cookie: str) -> WebSocket:
+    """A socket to one web process, past nginx, asking for the site by its name as nginx does."""
+    site = urlsplit(production.url)
+    assert site.hostname
+    return await WebSocket.connect(
+        process[0], process[1], path, cookie=cookie, host=site.hostname, origin=production.url
+    )
+
+
+async def state_from(sock: WebSocket, *, version: int = 0, seconds: float = 15.0) -> dict[str, Any]:
+    """The first state of at least ``version`` that reaches ``sock``."""
+    async with asyncio.timeout(seconds):
+        while True:
+            message = json.loads(await sock.recv())
+            assert message["type"] == "state", message
+            if message["version"] >= version:
+                return message
+
+
+def stop_on(state: dict[str, Any]) -> str:
+    """A STOP on the symbol the two compared cards share, as a player who sees them says it."""
+    comparison = state["view"]["comparison"]
+    (symbol,) = set(comparison["own"]) & set(comparison["other"])
+    return json.dumps({"type": "action", "action": {"type": "stop", "symbol": symbol}})
+
+
+def test_the_players_of_a_duel_on_two_web_processes_see_each_others_actions_through_redis(production, people):
+    (session_id,) = running_duels(production, people, 1)
+    first, second = web_processes()[:2]
+    path = f"/ws/sessions/{session_id}/"
+    ala_cookie, kuba_cookie = cookie_of(production, people["ala"]), cookie_of(production, people["kuba"])
+
+    async def scenario() -> None:
+        ala = await straight_to(production, first, path, ala_cookie)
+        kuba = await straight_to(production, second, path, kuba_cookie)
+        try:
+            seen_by_ala, seen_by_kuba = await state_from(ala), await state_from(kuba)
+            assert seen_by_ala["version"] == seen_by_kuba["version"]
+            # Each process said it holds the game: an action stored by one is published for the other.
+            assert len(set(live_processes(production, session_id))) == 2
+
+            # Ala's STOP, applied by the first process, reaches Kuba on the second.
+            ala.send(stop_on(seen_by_ala))
+            mine = await state_from(ala, version=seen_by_ala["version"] + 1)
+            theirs = await state_from(kuba, version=mine["version"])
+            assert theirs["version"] == mine["version"]
+            assert theirs["view"]["claim"]["player"] == seen_by_ala["you"]["player"]
+
+            # She names it wrongly; then Kuba's STOP, applied by the second process, reaches her.
+            ala.send(json.dumps({"type": "action", "action": {"type": "name", "text": "?"}}))
+            named = await state_from(kuba, version=mine["version"] + 1)
+            assert named["view"]["phase"] == "looking", named["view"]
+            await state_from(ala, version=named["version"])
+            kuba.send(stop_on(named))
+            his = await state_from(kuba, version=named["version"] + 1)
+            heard = await state_from(ala, version=his["version"])
+            assert heard["view"]["claim"]["player"] == named["you"]["player"]
+        finally:
+            await ala.close()
+            await kuba.close()
+
+    asyncio.run(scenario())
+
+
+def test_through_nginx_the_sockets_of_a_game_are_on_one_web_process(production, people):
+    # Enough games that consistent hashing giving them all to one process would be a fault.
+    sessions = running_duels(production, people, 24)
+    ala_cookie, kuba_cookie = cookie_of(production, people["ala"]), cookie_of(production, people["kuba"])
+
+    async def scenario() -> None:
+        for session_id in sessions:
+            path = f"/ws/sessions/{session_id}/"
+            sockets = [await through_nginx(production, path, cookie) for cookie in (ala_cookie, kuba_cookie)]
+            try:
+                for sock in sockets:
+                    await state_from(sock)
+            finally:
+                for sock in sockets:
+                    await sock.close()
+
+    asyncio.run(scenario())
+    # The server's word: each game's row names the one process that holds both its sockets.
+    for session_id in sessions:
+        assert len(live_processes(production, session_id)) == 1, session_id
+    # nginx's: both upgrades of each game went to one web process, and the games to both.
+    upstreams: dict[int, set[str]] = {}
+    for session_id in sessions:
+        lines = production.access_log_lines(rf'"GET /ws/sessions/{session_id}/ HTTP/1\.1" 101 ', at_least=2)
+        assert len(lines) == 2, lines
+        upstreams[session_id] = {re.search(r"upstream=(\S+)", line).group(1) for line in lines}
+    assert all(len(taken) == 1 for taken in upstreams.values()), upstreams
+    assert set().union(*upstreams.values()) == {f"{address}:{port}" for address, port in web_processes()}
