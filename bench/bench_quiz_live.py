@@ -271,11 +271,13 @@ async def phone(screen: Screen, args: argparse.Namespace, rng: random.Random) ->
 async def play(args: argparse.Namespace, world: World, port: int, session_id: int, run: Run) -> float:
     """The teacher's screen and the phones through the whole quiz; the seconds it took."""
     path = f"/ws/sessions/{session_id}/"
-    teacher = Screen(-1, await live.WebSocket.connect(port, path, world.teacher_cookie), run)
+    teacher = Screen(
+        -1, await live.WebSocket.connect(live.HOST, port, path, cookie=world.teacher_cookie), run
+    )
     teacher.accept(await teacher.sock.recv())
     phones = []
     for index, cookie in enumerate(world.base.cookies):
-        screen = Screen(index, await live.WebSocket.connect(port, path, cookie), run)
+        screen = Screen(index, await live.WebSocket.connect(live.HOST, port, path, cookie=cookie), run)
         screen.accept(await screen.sock.recv())
         phones.append(screen)
     run.base_version = teacher.version
@@ -404,9 +406,9 @@ def run_config(
     try:
         live.wait_until_up(server)
         print(f"[{name}] daphne on {server.port}; {args.questions} questions ...", flush=True)
-        before = live.cpu_snapshot([server])
+        before = live.cpu_snapshot([server], [])
         seconds = asyncio.run(play(args, world, server.port, session_id, run))
-        after = live.cpu_snapshot([server])
+        after = live.cpu_snapshot([server], [])
         load = load_average()
     finally:
         live.stop_server(server)
