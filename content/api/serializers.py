@@ -300,7 +300,9 @@ class SymbolSerializer(AuthoredSerializer):
         return super().update(instance, validated_data)
 
 
-@extend_schema_field({"type": "string", "format": "binary", "nullable": True})
+# Not nullable: a multipart body has no null, only parts (a part named picture holding the
+# text "null" is a file that is not a picture).
+@extend_schema_field({"type": "string", "format": "binary"})
 class PictureUploadField(PictureField):
     """The picture as a file part; only so the schema offers an upload in multipart bodies."""
 
@@ -319,6 +321,7 @@ class MemberListField(serializers.ListField):
     """The symbols of a set as an ordered list of symbol ids (the deck's order)."""
 
     child = serializers.IntegerField(min_value=1)
+    unique_items = True  # checked in validate_members; this tells the schema
 
     def get_attribute(self, instance: SymbolSet) -> list[int]:
         return [member.symbol_id for member in instance.members.all()]
