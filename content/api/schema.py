@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from django.core.validators import RegexValidator
+from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
+from rest_framework import serializers
 
 _API_PREFIX = "/api/v1/"
 _ERROR = "Error"
@@ -108,7 +110,9 @@ NOT_ONLY_SPACES = "[^\\s\\x1c-\\x1f\\x85]|\\ufeff"
 
 class RequiredTextNotOnlySpaces(OpenApiSerializerFieldExtension):
     """Required text is trimmed before it is judged, so text of spaces alone is refused
-    as blank; ``minLength: 1`` would call it valid. Slugs and URLs have patterns of their own."""
+    as blank; ``minLength: 1`` would call it valid. Text with a pattern of its own (a slug,
+    a colour, a URL) keeps it: drf-spectacular adds the validators' patterns later, and
+    would not replace this one."""
 
     target_class = "content.api.serializers.TextField"
     match_subclasses = True
@@ -122,8 +126,40 @@ class RequiredTextNotOnlySpaces(OpenApiSerializerFieldExtension):
             and schema.get("type") == "string"
             and "pattern" not in schema
             and "format" not in schema
+            and not isinstance(field, serializers.SlugField | serializers.URLField)
+            and not any(isinstance(validator, RegexValidator) for validator in field.validators)
             and field.trim_whitespace
             and not field.allow_blank
         ):
             schema["pattern"] = NOT_ONLY_SPACES
+        return schema
+
+
+class TermPointsRule(OpenApiSerializerExtension):
+    """An Activity term's points by its kind (ActivityTerm.clean): a term (the kind left
+    out is a term) has points, a chain or a rhyme none; ``nullable`` alone would allow a
+    term without points and a chain with them. The kinds are patterns, not enums: the
+    enum postprocessing would turn them into the full list of kinds."""
+
+    target_class = "content.api.serializers.ActivityTermSerializer"
+
+    def map_serializer(self, auto_schema: Any, direction: str) -> Any:
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        if direction == "request":
+            schema["anyOf"] = [
+                {
+                    "properties": {
+                        "kind": {"type": "string", "pattern": "^term$"},
+                        "points": {"type": "integer"},
+                    },
+                    "required": ["points"],
+                },
+                {
+                    "properties": {
+                        "kind": {"type": "string", "pattern": "^(chain|rhyme)$"},
+                        "points": {"not": {"type": "integer"}},
+                    },
+                    "required": ["kind"],
+                },
+            ]
         return schema

@@ -300,9 +300,7 @@ class SymbolSerializer(AuthoredSerializer):
         return super().update(instance, validated_data)
 
 
-# Not nullable: a multipart body has no null, only parts (a part named picture holding the
-# text "null" is a file that is not a picture).
-@extend_schema_field({"type": "string", "format": "binary"})
+@extend_schema_field({"type": "string", "format": "binary", "nullable": True})
 class PictureUploadField(PictureField):
     """The picture as a file part; only so the schema offers an upload in multipart bodies."""
 

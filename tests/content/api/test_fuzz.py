@@ -8,29 +8,27 @@ sees the same requests every time; run it on PostgreSQL, where text with NUL cha
 fails at the database.
 
 The schema states what OpenAPI can: required fields, lengths, enums, patterns, required
-text that holds more than spaces, six terms on a card, at least one period, a set's
-members each once (``content/api/schema.py``). What it cannot state, the hook
+text that holds more than spaces, six terms on a card, points for a term and none for a
+chain or a rhyme, at least one period, a set's members each once, a multipart picture
+that is a file (``content/api/schema.py``). What it cannot state, the hook
 ``valid_rows_and_rules`` below supplies to the requests generated as valid, so that
 "valid" means accepted:
 
-- rows that must exist: a detail path names a row the fixture made (owned by the
-  teacher), so writes reach the row's rules rather than "not found"; a symbol's collection, periods and themes, the tags of cards and
-  questions, the members of a set (symbols the user can see), owners and editors (authors)
-  are replaced by keys of rows the fixture made;
+- rows that must exist: a detail path names a row the fixture made (the teacher owns
+  the content), so writes reach the row's rules rather than "not found"; a symbol's
+  collection, periods and themes, the tags of cards and questions, the members of a set
+  (symbols the user can see), owners and editors (authors) become keys of rows that exist;
 - uniqueness: a slug another row has gets a suffix; a symbol's number taken in its
   collection becomes a free one;
 - rules across fields: a period's start year comes before its end year (swapped, or
   judged against the stored row for a partial write); a card's six terms take the slots
-  A-F, each once, and a term has 3-6 points while a chain or a rhyme has none; a Knowledge?
-  answer fits the category (0-5, letters A-E or colours), the category being sent with it;
-- what the format cannot say: a multipart body has no null (schemathesis sends the text
-  "null"), so a null is left out of it; a portal URL that Django's URL rules accept (a scheme and a
-  host with a top-level domain, stricter than ``format: uri``); an alternative name
-  without a line break; a picture that is a picture (a PNG in multipart; in JSON the
-  picture takes only null or its own URL back, so null);
-- what the generator slips: schemathesis 4.32 sometimes sends as valid a value that breaks
-  its property's ``pattern`` (a slug ``+``, a colour, text of spaces alone); such values are
-  brought back within the schema.
+  A-F, each once; a Knowledge? answer fits the category (0-5, letters A-E or colours),
+  the category being sent with it;
+- what the format cannot say: a multipart body has no null (schemathesis would send the
+  text "null"), so nulls are left out of it; a portal URL that Django's URL rules accept
+  (a scheme and a host with a top-level domain, stricter than ``format: uri``); an
+  alternative name without a line break; a picture that is a picture (a PNG in multipart;
+  in JSON the picture takes only null or its own URL back, so null).
 
 No operation is left out: every role's every request is checked for acceptance.
 """
@@ -136,23 +134,6 @@ _PICTURE = io.BytesIO()
 Image.new("RGB", (8, 8), "navy").save(_PICTURE, "PNG")
 
 
-_SLUG = re.compile(r"[-a-zA-Z0-9_]+")
-_COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
-
-
-def _patterns_kept(body: dict[str, Any]) -> None:
-    """What schemathesis 4.32 sends as valid sometimes breaks a property's ``pattern`` (a
-    slug ``+``, seen in bodies of several properties), and text of spaces alone slips past
-    ``pattern`` too; such values are brought back within the schema."""
-    if isinstance(body.get("slug"), str) and not _SLUG.fullmatch(body["slug"]):
-        body["slug"] = re.sub(r"[^-a-zA-Z0-9_]", "-", body["slug"]) or "-"
-    if isinstance(body.get("colour"), str) and not _COLOUR.fullmatch(body["colour"]):
-        body["colour"] = "#c8102e"
-    for key, value in body.items():
-        if isinstance(value, str) and value and not value.strip():
-            body[key] = "x"
-
-
 def _resource(case) -> str:
     """``"symbols"`` for ``/api/v1/symbols/{id}/``."""
     return case.path.removeprefix("/api/v1/").split("/")[0]
@@ -229,17 +210,11 @@ def _answer_fits(body: dict[str, Any], row: Any) -> None:
 
 
 def _six_slots(body: dict[str, Any]) -> None:
-    """An Activity card's terms fill the slots A–F, each once; a term has 3–6 points, a
-    chain or a rhyme none."""
+    """An Activity card's terms fill the slots A–F, each once (which term has points the
+    schema says)."""
     terms = [dict(term) for term in body.get("terms") or []]
     for i, term in enumerate(terms):
         term["slot"] = SLOTS[i % len(SLOTS)]
-        if isinstance(term.get("text"), str) and not term["text"].strip():
-            term["text"] = "x"
-        if term.get("kind", "term") == "term":
-            term["points"] = term.get("points") or 3 + i % 4
-        else:
-            term["points"] = None
     if "terms" in body:
         body["terms"] = terms
 
@@ -274,7 +249,6 @@ def _valid_body(case) -> dict[str, Any]:
     if case.media_type == "multipart/form-data":
         # A multipart body has no null: schemathesis would send the text "null".
         body = {key: value for key, value in body.items() if value is not None}
-    _patterns_kept(body)
     resource, row = _resource(case), _row(case)
     model = _SLUGGED.get(resource)
     if model is not None and isinstance(body.get("slug"), str):
