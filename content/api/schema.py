@@ -1,5 +1,6 @@
-"""The error answers of the content API, documented on every operation; and the item
-counts of list fields, which drf-spectacular leaves out.
+"""The error answers of the content API, documented on every operation; and what
+drf-spectacular leaves out of request bodies: the item counts of list fields, and that
+required text must hold more than spaces.
 
 drf-spectacular documents each operation's success; the refusals come from layers it does
 not see (authentication and permissions, the lookup of a row, validation, a NUL character
@@ -12,7 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from django.core.validators import RegexValidator
+from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
+from rest_framework import serializers
 
 _API_PREFIX = "/api/v1/"
 _ERROR = "Error"
@@ -63,8 +66,9 @@ class _ItemCounts(OpenApiSerializerFieldExtension):
     """A list's ``minItems``/``maxItems`` as the serializer enforces them: a related list
     with ``allow_empty=False`` (a symbol's periods) needs one item, a nested list with
     ``min_length``/``max_length`` or ``item_counts`` (an Activity card's six terms) that
-    many. Without them the schema calls valid what the API refuses, and a client learns it
-    only by trying."""
+    many; and ``uniqueItems`` for a list that refuses an item twice (``unique_items``, a
+    set's members). Without them the schema calls valid what the API refuses, and a client
+    learns it only by trying."""
 
     match_subclasses = True
 
@@ -81,6 +85,8 @@ class _ItemCounts(OpenApiSerializerFieldExtension):
         most = counted[1] if counted[1] is not None else getattr(self.target, "max_length", None)
         if most is not None:
             schema["maxItems"] = most
+        if getattr(self.target, "unique_items", False):
+            schema["uniqueItems"] = True
         return schema
 
 
@@ -90,3 +96,70 @@ class ManyRelatedItemCounts(_ItemCounts):
 
 class NestedListItemCounts(_ItemCounts):
     target_class = "rest_framework.serializers.ListSerializer"
+
+
+class ListItemCounts(_ItemCounts):
+    target_class = "rest_framework.fields.ListField"
+
+
+# Text that holds a character ``str.strip()`` keeps, in a pattern that means the same in
+# Python's regular expressions and ECMA 262's: their whitespace classes differ in
+# U+001C–U+001F and U+0085 (Python only) and U+FEFF (ECMA only).
+NOT_ONLY_SPACES = "[^\\s\\x1c-\\x1f\\x85]|\\ufeff"
+
+
+class RequiredTextNotOnlySpaces(OpenApiSerializerFieldExtension):
+    """Required text is trimmed before it is judged, so text of spaces alone is refused
+    as blank; ``minLength: 1`` would call it valid. Text with a pattern of its own (a slug,
+    a colour, a URL) keeps it: drf-spectacular adds the validators' patterns later, and
+    would not replace this one."""
+
+    target_class = "content.api.serializers.TextField"
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> Any:
+        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        field = self.target
+        if (
+            direction == "request"
+            and isinstance(schema, dict)
+            and schema.get("type") == "string"
+            and "pattern" not in schema
+            and "format" not in schema
+            and not isinstance(field, serializers.SlugField | serializers.URLField)
+            and not any(isinstance(validator, RegexValidator) for validator in field.validators)
+            and field.trim_whitespace
+            and not field.allow_blank
+        ):
+            schema["pattern"] = NOT_ONLY_SPACES
+        return schema
+
+
+class TermPointsRule(OpenApiSerializerExtension):
+    """An Activity term's points by its kind (ActivityTerm.clean): a term (the kind left
+    out is a term) has points, a chain or a rhyme none; ``nullable`` alone would allow a
+    term without points and a chain with them. The kinds are patterns, not enums: the
+    enum postprocessing would turn them into the full list of kinds."""
+
+    target_class = "content.api.serializers.ActivityTermSerializer"
+
+    def map_serializer(self, auto_schema: Any, direction: str) -> Any:
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        if direction == "request":
+            schema["anyOf"] = [
+                {
+                    "properties": {
+                        "kind": {"type": "string", "pattern": "^term$"},
+                        "points": {"type": "integer"},
+                    },
+                    "required": ["points"],
+                },
+                {
+                    "properties": {
+                        "kind": {"type": "string", "pattern": "^(chain|rhyme)$"},
+                        "points": {"not": {"type": "integer"}},
+                    },
+                    "required": ["kind"],
+                },
+            ]
+        return schema

@@ -47,13 +47,16 @@ from . import schema as _schema  # noqa: F401
 class TextField(serializers.CharField):
     """Text, and only text: DRF's CharField turns 12 or true into "12" and "True", so a
     client that sent a number where the schema says string would not learn its mistake;
-    and it measures the length after trimming, so a name one space too long passed."""
+    and it measures the length after trimming, so a name one space too long passed.
 
-    default_error_messages = {"invalid": _("Give text here, in quotes.")}
+    Its refusal has a key of its own: under ``invalid`` it would replace the message of the
+    URL and slug validators of the subclasses below ("Enter a valid URL.")."""
+
+    default_error_messages = {"not_text": _("Give text here, in quotes.")}
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
-            self.fail("invalid")
+            self.fail("not_text")
         # The length the schema promises is that of what was sent, before the spaces around
         # it are trimmed.
         if self.max_length is not None and len(data) > self.max_length:
@@ -316,6 +319,7 @@ class MemberListField(serializers.ListField):
     """The symbols of a set as an ordered list of symbol ids (the deck's order)."""
 
     child = serializers.IntegerField(min_value=1)
+    unique_items = True  # checked in validate_members; this tells the schema
 
     def get_attribute(self, instance: SymbolSet) -> list[int]:
         return [member.symbol_id for member in instance.members.all()]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
@@ -279,6 +280,23 @@ def test_text_fields_take_text_not_numbers(api, teacher):
     assert response.status_code == 400
     assert "name" in response.json()
     assert client.post(url("theme"), {"slug": "t", "name": "12"}, format="json").status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("portal_url", "message"), [("symbol:", "Enter a valid URL."), (7, "Give text here, in quotes.")]
+)
+def test_a_bad_url_is_refused_with_the_url_message_and_a_number_with_the_text_one(
+    api, teacher, portal_url, message
+):
+    response = api(teacher).post(url("symbol"), new_symbol(portal_url=portal_url), format="json")
+    assert response.status_code == 400
+    assert response.json() == {"portal_url": [message]}
+
+
+def test_a_bad_slug_is_refused_with_the_slug_message(api, teacher):
+    response = api(teacher).post(url("theme"), {"slug": "a b", "name": "Ludzie"}, format="json")
+    assert response.status_code == 400
+    assert "letters, numbers, underscores or hyphens" in response.json()["slug"][0]
 
 
 def test_text_longer_than_allowed_is_refused_even_if_trimmed_it_would_fit(api, teacher):
