@@ -13,6 +13,8 @@ from django.utils.translation import gettext_lazy
 from content.models import Deck, SymbolSet
 from content.permissions import content_visible_to
 from games.engines import engine_for
+from games.play.znajznak.practice import BOT_DEFAULT_ACCURACY, BOT_DEFAULT_SECONDS
+from games.play.znajznak.services import znajznak_setup_from_deck, znajznak_setup_from_symbol_set
 
 from . import selectors, services
 from .models import GAME_LABELS, VARIANT_LABELS, ClassRun, PracticeAssignment
@@ -80,10 +82,10 @@ class SessionForm(forms.Form):
             "timer": data["timer_minutes"] * 60 if data["timer_minutes"] else None,
         }
         if data["deck"]:
-            return services.znajznak_setup_from_deck(
+            return znajznak_setup_from_deck(
                 deck=data["deck"], card_set=data["card_set"].strip().upper(), **options
             )
-        return services.znajznak_setup_from_symbol_set(symbol_set=data["symbol_set"], **options)
+        return znajznak_setup_from_symbol_set(symbol_set=data["symbol_set"], **options)
 
 
 class JoinCodeForm(forms.Form):
@@ -156,13 +158,13 @@ class PracticeForm(forms.Form):
         min_value=Decimal("0.5"),
         max_value=Decimal("120"),
         decimal_places=1,
-        initial=services.BOT_DEFAULT_SECONDS,
+        initial=BOT_DEFAULT_SECONDS,
     )
     bot_accuracy = forms.IntegerField(
         label=gettext_lazy("Simulated opponent: names right (%)"),
         min_value=0,
         max_value=100,
-        initial=services.BOT_DEFAULT_ACCURACY,
+        initial=BOT_DEFAULT_ACCURACY,
     )
     timer_minutes = forms.IntegerField(
         label=gettext_lazy("Time limit in minutes (optional)"), min_value=1, max_value=60, required=False

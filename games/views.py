@@ -39,7 +39,7 @@ from content.permissions import runs_for
 from games.engines.base import ActionError, InvalidAction
 from games.workshop.selectors import workshop_by_code
 
-from . import selectors, services, timers
+from . import replay, selectors, services, timers
 from .forms import ClassRunForm, GuestForm, JoinCodeForm, PracticeForm, SessionForm
 from .models import (
     GAME_LABELS,
@@ -48,6 +48,8 @@ from .models import (
     Participant,
     PracticeRun,
 )
+from .play.znajznak.duels import class_round_start, class_run_create, class_run_finish
+from .play.znajznak.practice import practice_assignment_create, practice_bot_act, practice_start
 
 #: Games with a play page of their own; the others show their view as data.
 #: Each game's page draws its view with ``static/games/<game>.js`` and may add a panel of its
@@ -318,7 +320,7 @@ def session_log(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404
     if not selectors.can_download_log(session=session, participant=participant):
         raise PermissionDenied(_("The log can be downloaded once the game is over."))
-    body = json.dumps(services.session_log(session), ensure_ascii=False, indent=2)
+    body = json.dumps(replay.session_log(session), ensure_ascii=False, indent=2)
     response = HttpResponse(body + "\n", content_type="application/json; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="talia-{session.game}-{session.pk}.json"'
     return response
@@ -366,7 +368,7 @@ def class_new(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            run = services.class_run_create(
+            run = class_run_create(
                 facilitator=request.user,
                 deck=data["deck"],
                 set_mode=data["set_mode"],
@@ -398,7 +400,7 @@ def class_round(request: HttpRequest, pk: int) -> HttpResponse:
     run = _class_run_for_teacher(request, pk)
     # No success message: the projector shows the new round itself.
     try:
-        services.class_round_start(run=run, by=request.user)
+        class_round_start(run=run, by=request.user)
     except services.SessionError as error:
         messages.error(request, str(error))
     return redirect("games:session", pk=run.lobby_id)
@@ -407,7 +409,7 @@ def class_round(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def class_finish(request: HttpRequest, pk: int) -> HttpResponse:
     run = _class_run_for_teacher(request, pk)
-    services.class_run_finish(run=run, by=request.user)
+    class_run_finish(run=run, by=request.user)
     return redirect("games:class_new")
 
 
@@ -445,7 +447,7 @@ def practice_new(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            assignment = services.practice_assignment_create(
+            assignment = practice_assignment_create(
                 owner=request.user,
                 title=data["title"],
                 deck=data["deck"],
@@ -479,9 +481,7 @@ def practice(request: HttpRequest, code: str) -> HttpResponse:
     error = None
     if request.method == "POST":
         try:
-            run = services.practice_start(
-                assignment=assignment, student=request.user, mode=request.POST.get("mode")
-            )
+            run = practice_start(assignment=assignment, student=request.user, mode=request.POST.get("mode"))
         except services.SessionError as refusal:
             error = str(refusal)
         else:
@@ -535,7 +535,7 @@ def session_bot(request: HttpRequest, pk: int) -> JsonResponse:
     except (json.JSONDecodeError, KeyError, TypeError, ValueError):
         return _json_error(400, "invalid_request", _('Send {"version": N}.'))
     try:
-        turn = services.practice_bot_act(session_id=pk, version=version)
+        turn = practice_bot_act(session_id=pk, version=version)
     except services.SessionError as error:
         return _json_error(400, error.code, str(error))
     if not turn.acted:
