@@ -15,8 +15,8 @@ What it does:
 
 * drops and recreates the database ``--db`` (``talia_bench``), migrates it, loads the
   demo content (its 57-symbol set) and builds the ZnajZnak setup from that set with
-  ``games.services.znajznak_setup_from_symbol_set`` (57 cards of 8 symbols, four cards
-  a player: "If the group has more than 26 people, only four cards are dealt"); one
+  ``games.play.znajznak.services.znajznak_setup_from_symbol_set`` (57 cards of 8 symbols,
+  four cards a player: "If the group has more than 26 people, only four cards are dealt"); one
   teacher, 300 students, each logged in once (a Django session in the database, whose
   ``sessionid`` cookie the simulated browser sends);
 * per configuration, the duels of each pair of students, made as a teacher makes them:
@@ -542,7 +542,7 @@ def build_world(args: argparse.Namespace, students_count: int = STUDENTS_MAX) ->
 
     from content.demo.loader import DEMO_SET, demo_content
     from content.models import SymbolSet
-    from games import services
+    from games.play.znajznak.services import znajznak_setup_from_symbol_set
     from lms.models import Role
     from lms.services import user_create
 
@@ -550,9 +550,7 @@ def build_world(args: argparse.Namespace, students_count: int = STUDENTS_MAX) ->
     teacher = user_create(username="bench-teacher", password=None, role=Role.TEACHER)
     demo_content(owner=teacher)
     symbol_set = SymbolSet.objects.get(slug=DEMO_SET[0])
-    setup, assets = services.znajznak_setup_from_symbol_set(
-        symbol_set=symbol_set, cards_per_player=args.cards
-    )
+    setup, assets = znajznak_setup_from_symbol_set(symbol_set=symbol_set, cards_per_player=args.cards)
     students, cookies = [], []
     for number in range(students_count):
         student = user_create(username=f"student{number:03d}", password=None, role=Role.STUDENT)

@@ -99,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     from games import selectors, services
     from games.engines import znajznak
     from games.models import GameSession, Participant
+    from games.play.znajznak.services import znajznak_setup_from_symbol_set
     from lms.models import Role
     from lms.services import user_create
 
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     call_command("migrate", verbosity=0)
     teacher = user_create(username="bench-teacher", password=None, role=Role.TEACHER)
     demo_content(owner=teacher)
-    setup, assets = services.znajznak_setup_from_symbol_set(
+    setup, assets = znajznak_setup_from_symbol_set(
         symbol_set=SymbolSet.objects.get(slug=DEMO_SET[0]), cards_per_player=4
     )
     names = {key: entry["name"] for key, entry in setup["names"].items()}

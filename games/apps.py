@@ -9,10 +9,13 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         # Each game tells the session services what its end does and what its replay
         # needs; games/services.py imports no game's module (the games import it).
-        from games import services
+        from games import replay, services
+        from games.models import GameSession
         from games.play.knowledge import services as knowledge
         from games.play.quiz_live import services as quiz_live
+        from games.play.znajznak import practice
 
+        services.kind_end_effect_register(GameSession.Kind.PRACTICE, practice.practice_result_record)
         services.end_effect_register("knowledge", knowledge.knowledge_game_end)
         services.end_effect_register("quiz_live", quiz_live.quiz_live_attempts_record)
-        services.replay_setup_register("knowledge", knowledge.replay_setup)
+        replay.replay_setup_register("knowledge", knowledge.replay_setup)

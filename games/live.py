@@ -256,7 +256,7 @@ async def _act_on(
         notice["local"] = True  # and for no one else: the consumer does not publish it
     notices = [(session.group_name, notice)]
     if table.lobby_id is not None and row[2] is not None:
-        # A class duel also tells its lobby (as ``services._publish_on_commit`` does), at the
+        # A class duel also tells its lobby (as ``services.session_publish_on_commit`` does), at the
         # lobby's version that the statement read: its sockets read the lobby afresh.
         notices.append((GameSession.group_name_of(table.lobby_id), services.session_notice(version=row[2])))
     return selectors.payload_from_broadcast(broadcast, participant.pk), notices

@@ -1,6 +1,7 @@
 """Game sessions: a played game is its setup, seed, ordered action log and state snapshot.
 
-Only ``games/services.py`` writes these rows. ``GameSession.state`` is the engine's state
+Only the services write these rows: ``games/services.py`` and each game's own
+(``games/play/<game>/``: class duels, practice). ``GameSession.state`` is the engine's state
 after ``version`` actions; replaying ``setup`` + ``seed`` + the ``ActionRecord`` rows in
 index order gives the same state (``python manage.py replay``).
 """

@@ -35,19 +35,17 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from config import limits
 from content.media import PICTURE_CSP, picture_response
-from content.permissions import runs_for
 from games.engines.base import ActionError, InvalidAction
 from games.play.quiz_live.views import picture_url_template as quiz_live_picture_url_template
 from games.workshop.selectors import workshop_by_code
 
-from . import selectors, services, timers
-from .forms import ClassRunForm, GuestForm, JoinCodeForm, PracticeForm, SessionForm
+from . import replay, selectors, services, timers
+from .forms import GuestForm, JoinCodeForm, SessionForm
 from .models import (
     GAME_LABELS,
     ClassRun,
     GameSession,
     Participant,
-    PracticeRun,
 )
 
 #: Games with a play page of their own; the others show their view as data.
@@ -56,7 +54,9 @@ from .models import (
 RENDERERS = {game: f"games/{game}.js" for game in GAME_LABELS}
 
 
-def _participant(request: HttpRequest, session_id: int) -> Participant | None:
+def request_participant(request: HttpRequest, session_id: int) -> Participant | None:
+    """Who the request is in session ``session_id``: the signed-in user, or a guest by the
+    token kept in their own session (each game's pages ask the same)."""
     return selectors.participant_for(
         session_id=session_id,
         user=request.user,
@@ -71,7 +71,8 @@ def _remember_guest(request: HttpRequest, participant: Participant) -> None:
         request.session[selectors.GUEST_TOKENS_KEY] = tokens
 
 
-def _json_error(status: int, code: str, reason: str) -> JsonResponse:
+def json_error(status: int, code: str, reason: str) -> JsonResponse:
+    """A refusal as the pages' scripts read it: ``{"error": code, "reason": sentence}``."""
     return JsonResponse({"error": code, "reason": reason}, status=status)
 
 
@@ -135,7 +136,7 @@ def join_code(request: HttpRequest, code: str) -> HttpResponse:
         limits.code_failure(request)
         form = JoinCodeForm(initial={"code": code})
         return render(request, "games/join.html", {"form": form, "not_found": code}, status=404)
-    if _participant(request, session.pk) is not None:
+    if request_participant(request, session.pk) is not None:
         return redirect("games:session", pk=session.pk)
     signed_in = request.user.is_authenticated
     guest_form = GuestForm(request.POST or None) if not signed_in and session.allow_guests else None
@@ -170,7 +171,7 @@ def _absolute_join_url(request: HttpRequest, session: GameSession) -> str:
 @require_GET
 def session_detail(request: HttpRequest, pk: int) -> HttpResponse:
     session = get_object_or_404(GameSession, pk=pk)
-    participant = _participant(request, session.pk)
+    participant = request_participant(request, session.pk)
     if participant is None:
         if session.is_open:
             return redirect("games:join_code", code=session.join_code)
@@ -283,9 +284,9 @@ def session_age_order(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def session_view(request: HttpRequest, pk: int) -> JsonResponse:
     """The polling fallback: ``?since=N`` answers ``{"unchanged": true}`` while at version N."""
-    participant = _participant(request, pk)
+    participant = request_participant(request, pk)
     if participant is None:
-        return _json_error(403, "not_a_participant", _("Join the game first."))
+        return json_error(403, "not_a_participant", _("Join the game first."))
     session = timers.session_time_up_if_due(participant.session)  # note c, even with no worker
     since = request.GET.get("since")
     # A class lobby changes without a version of its own (its duels do): always answer in full.
@@ -299,16 +300,16 @@ def session_view(request: HttpRequest, pk: int) -> JsonResponse:
 @require_POST
 def session_actions(request: HttpRequest, pk: int) -> JsonResponse:
     """Play one action: the body is the action, ``{"type": ..., ...}``."""
-    participant = _participant(request, pk)
+    participant = request_participant(request, pk)
     if participant is None:
-        return _json_error(403, "not_a_participant", _("Join the game first."))
+        return json_error(403, "not_a_participant", _("Join the game first."))
     try:
         action = json.loads(request.body or b"null")
         services.session_act(participant=participant, action=action)
     except json.JSONDecodeError:
-        return _json_error(400, InvalidAction.code, _("The body must be a JSON action."))
+        return json_error(400, InvalidAction.code, _("The body must be a JSON action."))
     except ActionError as error:
-        return _json_error(400 if isinstance(error, InvalidAction) else 409, error.code, str(error))
+        return json_error(400 if isinstance(error, InvalidAction) else 409, error.code, str(error))
     session = GameSession.objects.get(pk=pk)
     return JsonResponse(selectors.session_payload(session=session, participant=participant))
 
@@ -318,12 +319,12 @@ def session_actions(request: HttpRequest, pk: int) -> JsonResponse:
 def session_log(request: HttpRequest, pk: int) -> HttpResponse:
     """The finished game's log in the replay format, for the people who were in it."""
     session = get_object_or_404(GameSession, pk=pk)
-    participant = _participant(request, session.pk)
+    participant = request_participant(request, session.pk)
     if participant is None:
         raise Http404
     if not selectors.can_download_log(session=session, participant=participant):
         raise PermissionDenied(_("The log can be downloaded once the game is over."))
-    body = json.dumps(services.session_log(session), ensure_ascii=False, indent=2)
+    body = json.dumps(replay.session_log(session), ensure_ascii=False, indent=2)
     response = HttpResponse(body + "\n", content_type="application/json; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="talia-{session.game}-{session.pk}.json"'
     return response
@@ -333,7 +334,7 @@ def session_log(request: HttpRequest, pk: int) -> HttpResponse:
 def session_picture(request: HttpRequest, pk: int, key: str) -> HttpResponseBase:
     """A symbol's picture under a URL and headers that tell nothing, to the game's players
     only; an SVG loses every word it carried (``content.media.picture_response``)."""
-    participant = _participant(request, pk)
+    participant = request_participant(request, pk)
     if participant is None:
         raise Http404
     session = participant.session
@@ -357,198 +358,3 @@ def _placeholder_svg(key: str) -> str:
         '<text x="50" y="60" font-size="28" text-anchor="middle" font-family="sans-serif" fill="#1a1a1a">'
         f"{escape(key)}</text></svg>"
     )
-
-
-# --- class duels --------------------------------------------------------------------------------
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def class_new(request: HttpRequest) -> HttpResponse:
-    if not request.user.can_author:
-        raise PermissionDenied
-    form = ClassRunForm(request.POST or None, user=request.user)
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        try:
-            run = services.class_run_create(
-                facilitator=request.user,
-                deck=data["deck"],
-                set_mode=data["set_mode"],
-                card_set=data["card_set"],
-                timer=data["timer_minutes"] * 60 if data["timer_minutes"] else None,
-                allow_guests=data["allow_guests"],
-            )
-        except services.SessionError as error:
-            form.add_error(None, str(error))
-        else:
-            return redirect("games:session", pk=run.lobby_id)
-    return render(
-        request,
-        "games/class_new.html",
-        {"form": form, "runs": selectors.class_runs_of(request.user)[:10]},
-    )
-
-
-def _class_run_for_teacher(request: HttpRequest, pk: int) -> ClassRun:
-    run = get_object_or_404(ClassRun, pk=pk)
-    if not runs_for(request.user, run.facilitator_id):
-        raise PermissionDenied
-    return run
-
-
-@require_POST
-def class_round(request: HttpRequest, pk: int) -> HttpResponse:
-    """Pair and start: the next round of duels."""
-    run = _class_run_for_teacher(request, pk)
-    # No success message: the projector shows the new round itself.
-    try:
-        services.class_round_start(run=run, by=request.user)
-    except services.SessionError as error:
-        messages.error(request, str(error))
-    return redirect("games:session", pk=run.lobby_id)
-
-
-@require_POST
-def class_finish(request: HttpRequest, pk: int) -> HttpResponse:
-    run = _class_run_for_teacher(request, pk)
-    services.class_run_finish(run=run, by=request.user)
-    return redirect("games:class_new")
-
-
-@never_cache
-@require_GET
-def class_follow(request: HttpRequest, pk: int) -> HttpResponse:
-    """A student's page follows them into their own duel of the current round.
-
-    A guest is known in the duel by the token they have in the lobby; it is added to
-    the guest's session here, for the duel.
-    """
-    run = get_object_or_404(ClassRun, pk=pk)
-    member = _participant(request, run.lobby_id)
-    if member is None:
-        return redirect("games:join_code", code=run.lobby.join_code)
-    duel = selectors.class_duel_for(run=run, member=member)
-    if duel is None:
-        return redirect("games:session", pk=run.lobby_id)
-    if member.token:
-        tokens = dict(request.session.get(selectors.GUEST_TOKENS_KEY) or {})
-        tokens[str(duel.session_id)] = member.token
-        request.session[selectors.GUEST_TOKENS_KEY] = tokens
-    return redirect("games:session", pk=duel.session_id)
-
-
-# --- practice alone --------------------------------------------------------------------------------
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def practice_new(request: HttpRequest) -> HttpResponse:
-    if not request.user.can_author:
-        raise PermissionDenied
-    form = PracticeForm(request.POST or None, user=request.user)
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        try:
-            assignment = services.practice_assignment_create(
-                owner=request.user,
-                title=data["title"],
-                deck=data["deck"],
-                card_set=data["card_set"],
-                mode=data["mode"],
-                cards_per_player=data["cards_per_player"],
-                bot_seconds=data["bot_seconds"],
-                bot_accuracy=data["bot_accuracy"],
-                timer=data["timer_minutes"] * 60 if data["timer_minutes"] else None,
-            )
-        except services.SessionError as error:
-            form.add_error(None, str(error))
-        else:
-            return redirect("games:practice_results", code=assignment.code)
-    return render(
-        request,
-        "games/practice_new.html",
-        {"form": form, "assignments": selectors.practice_assignments_of(request.user)[:10]},
-    )
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-@limits.codes_limited
-def practice(request: HttpRequest, code: str) -> HttpResponse:
-    """A student's practice: start a game; their earlier results."""
-    assignment = selectors.practice_by_code(services.join_code_normalise(code))
-    if assignment is None:
-        limits.code_failure(request)
-        raise Http404
-    error = None
-    if request.method == "POST":
-        try:
-            run = services.practice_start(
-                assignment=assignment, student=request.user, mode=request.POST.get("mode")
-            )
-        except services.SessionError as refusal:
-            error = str(refusal)
-        else:
-            return redirect("games:session", pk=run.session_id)
-    return render(
-        request,
-        "games/practice.html",
-        {
-            "assignment": assignment,
-            "runs": selectors.practice_runs_of(request.user, assignment)[:20],
-            "error": error,
-            "modes": PracticeRun.Mode.choices,
-        },
-        status=400 if error else 200,
-    )
-
-
-@login_required
-@require_GET
-def practice_results(request: HttpRequest, code: str) -> HttpResponse:
-    assignment = selectors.practice_by_code(code)
-    if assignment is None:
-        raise Http404
-    if not runs_for(request.user, assignment.owner_id) and not request.user.is_admin:
-        raise PermissionDenied
-    return render(
-        request,
-        "games/practice_results.html",
-        {
-            "assignment": assignment,
-            "runs": selectors.practice_runs(assignment)[:200],
-            "practice_url": request.build_absolute_uri(reverse("games:practice", args=[assignment.code])),
-        },
-    )
-
-
-@never_cache
-@require_POST
-def session_bot(request: HttpRequest, pk: int) -> JsonResponse:
-    """Ask for the simulated opponent's move: ``{"version": N}``, the version the page shows.
-
-    409 with ``wait`` (seconds) when its time has not come; 409 ``stale`` when the game
-    moved on. Otherwise the student's new view.
-    """
-    participant = _participant(request, pk)
-    if participant is None or participant.role != Participant.Role.PLAYER:
-        return _json_error(403, "not_a_participant", _("Only the student practising asks for the next move."))
-    try:
-        body = json.loads(request.body or b"null")
-        version = int(body["version"])
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-        return _json_error(400, "invalid_request", _('Send {"version": N}.'))
-    try:
-        turn = services.practice_bot_act(session_id=pk, version=version)
-    except services.SessionError as error:
-        return _json_error(400, error.code, str(error))
-    if not turn.acted:
-        response = _json_error(409, turn.reason, _("The simulated opponent does not move now."))
-        if turn.wait is not None:
-            response = JsonResponse(
-                {"error": turn.reason, "reason": _("Not yet."), "wait": round(turn.wait, 2)}, status=409
-            )
-        return response
-    session = GameSession.objects.get(pk=pk)
-    return JsonResponse(selectors.session_payload(session=session, participant=participant))

@@ -197,11 +197,11 @@ def test_znajznak_class_duels(browsing, demo_users_site):
 
 
 def test_znajznak_practice(browsing, demo_users_site):
-    from games import services
+    from games.play.znajznak.practice import practice_assignment_create, practice_start
     from tests.e2e.test_screens_znajznak import deck_of_57, students
 
     site = demo_users_site
-    assignment = services.practice_assignment_create(
+    assignment = practice_assignment_create(
         owner=site.teacher_user,
         title="Practice",
         deck=deck_of_57(site.teacher_user),
@@ -213,7 +213,7 @@ def test_znajznak_practice(browsing, demo_users_site):
     # Practice is one student's game: no projector view, but a large screen (a classroom's
     # computer or the board) as well as the phone.
     for screen, name in ((PHONE, "phone"), (PROJECTOR_1080, "screen")):
-        run = services.practice_start(assignment=assignment, student=students(site, 1)[0])
+        run = practice_start(assignment=assignment, student=students(site, 1)[0])
         page = signed_in(browsing, site.students[0], site.url, screen)
         open_page(page, f"{site.url}/games/sessions/{run.session_id}/")
         expect(page.locator(".symbols button.symbol")).to_have_count(16)

@@ -9,10 +9,10 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from games import selectors as game_selectors
-from games import services as game_services
 from games.models import PracticeAssignment
 from games.play.knowledge import forms as knowledge_forms
 from games.play.knowledge import selectors as knowledge_selectors
+from games.play.znajznak.practice import BOT_DEFAULT_ACCURACY, BOT_DEFAULT_SECONDS
 from lms.models import Assignment
 
 from . import quizzes
@@ -95,13 +95,13 @@ class AssignmentForm(forms.Form):
         min_value=Decimal("0.5"),
         max_value=Decimal("120"),
         decimal_places=1,
-        initial=game_services.BOT_DEFAULT_SECONDS,
+        initial=BOT_DEFAULT_SECONDS,
     )
     bot_accuracy = forms.IntegerField(
         label=_("Simulated opponent: names right (%)"),
         min_value=0,
         max_value=100,
-        initial=game_services.BOT_DEFAULT_ACCURACY,
+        initial=BOT_DEFAULT_ACCURACY,
     )
     board = forms.ModelChoiceField(label=_("Knowledge? board"), queryset=None, required=False)
     variant = forms.ChoiceField(label=_("Knowledge? variant"), choices=(), initial="basic", required=False)

@@ -22,6 +22,7 @@ from games import selectors as game_selectors
 from games import services as game_services
 from games.models import PracticeAssignment
 from games.play.knowledge.services import KnowledgeOptions, homework_token, knowledge_solo_start
+from games.play.znajznak.practice import practice_assignment_create, practice_start
 from lms import grading
 from lms.models import Assignment, ClassMember, Grade, SchoolClass, Submission
 
@@ -361,7 +362,7 @@ def _practice_create(*, by: Any, title: str, options: dict[str, Any], time_limit
     if deck is None:
         raise ClassError("no_deck", _("Choose the deck the practice duel is dealt from."))
     try:
-        practice = game_services.practice_assignment_create(
+        practice = practice_assignment_create(
             owner=by,
             title=title,
             deck=deck,
@@ -743,7 +744,7 @@ def submission_start(
             if assignment.practice is None:
                 raise ClassError("no_game", _("This homework has no game set up; tell your teacher."))
             try:
-                run = game_services.practice_start(assignment=assignment.practice, student=student, mode=mode)
+                run = practice_start(assignment=assignment.practice, student=student, mode=mode)
             except game_services.SessionError as error:
                 raise ClassError(error.code, str(error)) from None
             submission.practice_run = run

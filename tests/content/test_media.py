@@ -20,6 +20,7 @@ from content.media import private_folder, random_name
 from content.models import BuildState, Deck, PrintJob, Status
 from games import services as game_services
 from games.models import GameSession
+from games.play.znajznak.services import znajznak_setup_from_deck
 from lms.classes import services as class_services
 from lms.progress.models import MemoryState
 from tests.content.test_building import make_set
@@ -150,7 +151,7 @@ def test_a_print_jobs_files_go_to_its_owner_and_admins_only(teacher, other_teach
 
 
 def test_a_games_pictures_go_to_its_players_only(deck, teacher, other_teacher):
-    setup, assets = game_services.znajznak_setup_from_deck(deck=deck)
+    setup, assets = znajznak_setup_from_deck(deck=deck)
     session = game_services.session_create(
         facilitator=teacher, game="znajznak", variant="duel", setup=setup, assets=assets
     )

@@ -53,13 +53,12 @@ SIZES = {
 def class_round(site: Any, players: int) -> Any:
     """A class lobby of ``players`` students in its first round of duels."""
     from games import services
+    from games.play.znajznak.duels import class_round_start, class_run_create
 
-    run = services.class_run_create(
-        facilitator=site.teacher_user, deck=deck_of_57(site.teacher_user), timer=600
-    )
+    run = class_run_create(facilitator=site.teacher_user, deck=deck_of_57(site.teacher_user), timer=600)
     for user in students(site, players):
         services.session_join(session=run.lobby, user=user)
-    services.class_round_start(run=run, by=site.teacher_user)
+    class_round_start(run=run, by=site.teacher_user)
     return run
 
 
@@ -123,10 +122,10 @@ def test_a_duel_of_the_class_round_keeps_both_cards_on_screen(browsing, demo_use
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_practice_with_the_simulated_opponent_keeps_both_cards_on_screen(browsing, demo_users_site, size):
-    from games import services
+    from games.play.znajznak.practice import practice_assignment_create, practice_start
 
     site = demo_users_site
-    assignment = services.practice_assignment_create(
+    assignment = practice_assignment_create(
         owner=site.teacher_user,
         title="Practice",
         deck=deck_of_57(site.teacher_user),
@@ -135,7 +134,7 @@ def test_practice_with_the_simulated_opponent_keeps_both_cards_on_screen(browsin
         bot_seconds=600,  # the opponent does not move while the screen is measured
         bot_accuracy=100,
     )
-    run = services.practice_start(assignment=assignment, student=students(site, 1)[0])
+    run = practice_start(assignment=assignment, student=students(site, 1)[0])
     page = signed_in(browsing, site.students[0], site.url, **SIZES[size])
     open_page(page, f"{site.url}/games/sessions/{run.session_id}/")
     assert_cards_on_screen(page, f"practice, {size}")

@@ -83,8 +83,9 @@ def students(site: Any, count: int) -> list[Any]:
 
 def running_game(site: Any, *, variant: str, players: int, timer: int | None = 600) -> Any:
     from games import services
+    from games.play.znajznak.services import znajznak_setup_from_deck
 
-    setup, assets = services.znajznak_setup_from_deck(
+    setup, assets = znajznak_setup_from_deck(
         deck=deck_of_57(site.teacher_user), cards_per_player=3, timer=timer
     )
     session = services.session_create(

@@ -219,11 +219,11 @@ def test_class_duels_pair_the_class_and_each_student_follows_into_their_duel(bro
 
 
 def test_practice_against_a_simulated_opponent_in_the_browser(browsing, demo_users_site):
-    from games import services
     from games.models import PracticeRun
+    from games.play.znajznak.practice import practice_assignment_create
 
     site = demo_users_site
-    assignment = services.practice_assignment_create(
+    assignment = practice_assignment_create(
         owner=site.teacher_user,
         title="Ćwiczenie z botem",
         deck=built_deck(site.teacher_user),

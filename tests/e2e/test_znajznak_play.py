@@ -47,9 +47,10 @@ def assert_accessible(browsing: Any, page: Any, where: str) -> None:
 def duel_from_deck(site: Any, *, timer: int | None = None, variant: str = "duel", cards: int = 3) -> Any:
     """A running duel from a built deck between the two demo students."""
     from games import services
+    from games.play.znajznak.services import znajznak_setup_from_deck
     from lms.models import User
 
-    setup, assets = services.znajznak_setup_from_deck(
+    setup, assets = znajznak_setup_from_deck(
         deck=built_deck(site.teacher_user), cards_per_player=cards, timer=timer
     )
     session = services.session_create(
@@ -175,6 +176,7 @@ def test_a_game_from_a_symbol_set_keeps_the_grid(browsing, demo_users_site):
 def test_the_facilitator_puts_the_players_in_age_order_on_a_phone(browsing, demo_users_site):
     from games import services
     from games.models import Participant
+    from games.play.znajznak.services import znajznak_setup_from_deck
     from lms.models import User
 
     site = demo_users_site
@@ -182,7 +184,7 @@ def test_the_facilitator_puts_the_players_in_age_order_on_a_phone(browsing, demo
         facilitator=site.teacher_user,
         game="znajznak",
         variant="warm_up",
-        setup=services.znajznak_setup_from_deck(deck=built_deck(site.teacher_user))[0],
+        setup=znajznak_setup_from_deck(deck=built_deck(site.teacher_user))[0],
     )
     players = [
         services.session_join(session=session, user=User.objects.get(username=login.username))

@@ -16,6 +16,7 @@ from content.models import BuildState, Deck
 from games import classroom, services
 from games.engines import znajznak
 from games.models import ClassDuel, ClassRun, GameSession, Participant
+from games.play.znajznak.duels import class_round_start, class_run_create
 from games.services import SessionError
 from tests.factories import UserFactory
 from tests.games.test_sessions import signed_in
@@ -136,7 +137,7 @@ def built_deck(owner: Any, *, sets: int = 1) -> Deck:
 
 
 def class_with(teacher: Any, students: int, **options: Any) -> tuple[ClassRun, list[Any]]:
-    run = services.class_run_create(facilitator=teacher, deck=built_deck(teacher), **options)
+    run = class_run_create(facilitator=teacher, deck=built_deck(teacher), **options)
     users = [UserFactory(first_name=f"Uczeń{i}") for i in range(students)]
     for user in users:
         services.session_join(session=run.lobby, user=user)
@@ -146,7 +147,7 @@ def class_with(teacher: Any, students: int, **options: Any) -> tuple[ClassRun, l
 def test_pair_and_start_gives_every_pair_its_own_duel(teacher):
     run, users = class_with(teacher, 5)
 
-    duels = services.class_round_start(run=run, by=teacher)
+    duels = class_round_start(run=run, by=teacher)
 
     run.refresh_from_db()
     assert run.round == 1 and len(duels) == 2
@@ -166,21 +167,21 @@ def test_pair_and_start_gives_every_pair_its_own_duel(teacher):
 def test_more_than_26_players_get_four_cards(teacher, monkeypatch):
     run, _ = class_with(teacher, 4)
     monkeypatch.setattr(classroom, "BIG_CLASS", 3)  # four students count as a big class here
-    duels = services.class_round_start(run=run, by=teacher)
+    duels = class_round_start(run=run, by=teacher)
     assert {duel.session.setup["cards_per_player"] for duel in duels} == {4}
 
 
 def test_only_the_teacher_pairs_and_two_students_are_needed(teacher, other_teacher):
     run, users = class_with(teacher, 1)
     with pytest.raises(SessionError) as few:
-        services.class_round_start(run=run, by=teacher)
+        class_round_start(run=run, by=teacher)
     assert few.value.code == "too_few_players"
     services.session_join(session=run.lobby, user=UserFactory())
     with pytest.raises(SessionError) as refused:
-        services.class_round_start(run=run, by=other_teacher)
+        class_round_start(run=run, by=other_teacher)
     assert refused.value.code == "not_allowed"
     with pytest.raises(SessionError) as student:
-        services.class_round_start(run=run, by=users[0])
+        class_round_start(run=run, by=users[0])
     assert student.value.code == "not_allowed"
 
 
@@ -189,13 +190,13 @@ def test_the_lobby_is_never_played_and_latecomers_play_from_the_next_round(teach
     with pytest.raises(SessionError) as refused:
         services.session_start(session=run.lobby, by=teacher)
     assert refused.value.code == "class_lobby"
-    services.class_round_start(run=run, by=teacher)
+    class_round_start(run=run, by=teacher)
     latecomer = services.session_join(session=run.lobby, user=UserFactory())
     assert latecomer.role == Participant.Role.PLAYER
     with pytest.raises(Exception, match="class lobby"):
         services.session_apply_action(session_id=run.lobby_id, player_id="p1", action={"type": "time_up"})
 
-    duels = services.class_round_start(run=run, by=teacher)
+    duels = class_round_start(run=run, by=teacher)
     run.refresh_from_db()
     assert run.round == 2 and len(duels) == 1 and run.byes[1] is not None
 
@@ -206,7 +207,7 @@ def test_a_tournament_gives_each_duel_a_set_its_players_have_not_played(teacher)
     run.deck.save()
     played: dict[int, set[str]] = {}
     for _round in range(2):
-        for duel in services.class_round_start(run=run, by=teacher):
+        for duel in class_round_start(run=run, by=teacher):
             assert duel.card_set
             labels = run.deck.plan["card_labels"]
             assert len(duel.session.setup["cards"]) == labels.count(duel.card_set)
@@ -218,7 +219,7 @@ def test_a_tournament_gives_each_duel_a_set_its_players_have_not_played(teacher)
 
 def test_the_next_round_closes_unfinished_duels_and_pairs_winners_together(teacher):
     run, _ = class_with(teacher, 4)
-    first = services.class_round_start(run=run, by=teacher)
+    first = class_round_start(run=run, by=teacher)
     # Finish the first duel: its p2 wins on the last card.
     done = first[0].session
     for _ in range(20):
@@ -238,7 +239,7 @@ def test_the_next_round_closes_unfinished_duels_and_pairs_winners_together(teach
             )
     assert done.state["outcome"]["winner"] == "p2"
 
-    second = services.class_round_start(run=run, by=teacher)
+    second = class_round_start(run=run, by=teacher)
     first[1].session.refresh_from_db()
     assert first[1].session.status == GameSession.Status.FINISHED
     assert first[1].session.state["outcome"] is None  # ended by the teacher, no winner
@@ -299,11 +300,11 @@ def test_the_teacher_opens_a_class_lobby_and_students_follow_into_their_own_duel
 
 def test_a_student_on_an_old_duel_is_sent_on_to_the_next_round(teacher):
     run, users = class_with(teacher, 2)
-    (first,) = services.class_round_start(run=run, by=teacher)
+    (first,) = class_round_start(run=run, by=teacher)
     client = signed_in(users[0])
     url = reverse("games:session_view", args=[first.session_id])
     assert client.get(url).json()["follow"] is None
-    (second,) = services.class_round_start(run=run, by=teacher)
+    (second,) = class_round_start(run=run, by=teacher)
     follow = client.get(url).json()["follow"]
     assert client.get(follow)["Location"] == reverse("games:session", args=[second.session_id])
 

@@ -35,7 +35,10 @@ from games.engines import engine_for, znajznak
 from games.engines.base import IllegalAction
 from games.models import GameSession, NamingRecord, Participant
 from games.play.quiz_live.services import quiz_live_session_create
+from games.play.znajznak.duels import class_round_start
+from games.play.znajznak.practice import practice_assignment_create, practice_start
 from games.quiz.models import QuizAttempt
+from games.replay import log_replay, session_log
 from tests.conftest import IN_CI
 from tests.factories import SymbolFactory, UserFactory
 from tests.games.play.test_quiz_live_play import published_quiz
@@ -165,7 +168,7 @@ def assert_stored_as_the_log_replays(session: GameSession) -> GameSession:
     session = stored(session)
     indexes = list(session.actions.order_by("index").values_list("index", flat=True))
     assert indexes == list(range(session.version))
-    replay = services.log_replay(services.session_log(session))
+    replay = log_replay(session_log(session))
     assert replay.error is None
     assert replay.state == session.state
     return session
@@ -290,7 +293,7 @@ def test_a_class_duel_takes_the_fast_path_and_its_lobby_hears_of_each_action(tea
     """A class run's duel is a game while it runs: its actions take the fast path, and the
     lobby's projector, which lists every duel's cards in hand, is told of each one."""
     run, (first, second) = class_with(teacher, 2)
-    (class_duel,) = services.class_round_start(run=run, by=teacher)
+    (class_duel,) = class_round_start(run=run, by=teacher)
     session = class_duel.session
     players = {p.player_id: p.user for p in session.participants.all()}
     common = znajznak.common_symbol(state_now(session), "p1")
@@ -702,10 +705,10 @@ def test_a_live_quizs_answers_take_the_fast_path_and_its_end_the_locked_service_
 
 
 def test_a_practice_over_a_socket_takes_the_locked_path_to_its_result(teacher, student, locked):
-    assignment = services.practice_assignment_create(
+    assignment = practice_assignment_create(
         owner=teacher, title="", deck=small_deck(teacher), mode="clock", cards_per_player=3
     )
-    run = services.practice_start(assignment=assignment, student=student)
+    run = practice_start(assignment=assignment, student=student)
     session = run.session
     moves: list[dict[str, Any]] = []
     client = signed_in(student)

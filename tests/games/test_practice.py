@@ -22,6 +22,7 @@ from games import selectors, services
 from games.engines import znajznak
 from games.engines.base import IllegalAction
 from games.models import GameSession, NamingRecord, Participant, PracticeAssignment, PracticeRun
+from games.play.znajznak.practice import practice_assignment_create, practice_bot_act, practice_start
 from games.services import SessionError
 from tests.factories import SymbolFactory, UserFactory
 from tests.games.test_sessions import NAMES, create_session, signed_in, state_of
@@ -128,13 +129,13 @@ def small_deck(owner: Any, *, sets: int = 1) -> Deck:
 
 @pytest.fixture
 def assignment(teacher: Any) -> PracticeAssignment:
-    return services.practice_assignment_create(
+    return practice_assignment_create(
         owner=teacher, title="Ćwiczenie", deck=small_deck(teacher), bot_seconds=5, bot_accuracy=100
     )
 
 
 def test_a_practice_game_is_a_duel_against_a_bot_participant(assignment, student):
-    run = services.practice_start(assignment=assignment, student=student, mode="bot")
+    run = practice_start(assignment=assignment, student=student, mode="bot")
 
     session = run.session
     assert session.status == GameSession.Status.RUNNING and session.variant == "duel"
@@ -147,25 +148,25 @@ def test_a_practice_game_is_a_duel_against_a_bot_participant(assignment, student
 
 def test_students_do_not_set_practice_and_guests_do_not_practise(assignment, student):
     with pytest.raises(SessionError):
-        services.practice_assignment_create(owner=student, title="x", deck=assignment.deck)
+        practice_assignment_create(owner=student, title="x", deck=assignment.deck)
     with pytest.raises(SessionError):
-        services.practice_start(assignment=assignment, student=None, mode="bot")
+        practice_start(assignment=assignment, student=None, mode="bot")
 
 
 def test_the_bot_moves_only_when_its_time_has_come_and_the_version_still_matches(assignment, student):
-    run = services.practice_start(assignment=assignment, student=student, mode="bot")
+    run = practice_start(assignment=assignment, student=student, mode="bot")
     session = run.session
     soon = session.updated + timedelta(seconds=2)
 
-    early = services.practice_bot_act(session_id=session.pk, version=0, now=soon)
+    early = practice_bot_act(session_id=session.pk, version=0, now=soon)
     assert (early.acted, early.reason) == (False, "not_yet") and early.wait == pytest.approx(3)
-    stale = services.practice_bot_act(session_id=session.pk, version=3, now=soon + timedelta(seconds=9))
+    stale = practice_bot_act(session_id=session.pk, version=3, now=soon + timedelta(seconds=9))
     assert (stale.acted, stale.reason) == (False, "stale")
     session.refresh_from_db()
     assert session.version == 0
 
     symbol = common(session, "p2")
-    turn = services.practice_bot_act(session_id=session.pk, version=0, now=soon + timedelta(seconds=3))
+    turn = practice_bot_act(session_id=session.pk, version=0, now=soon + timedelta(seconds=3))
     assert turn.acted
     session.refresh_from_db()
     # STOP and a right name (accuracy 100 %), in one go.
@@ -179,26 +180,26 @@ def test_the_bot_moves_only_when_its_time_has_come_and_the_version_still_matches
 
 
 def test_the_bot_waits_while_the_student_names(assignment, student):
-    run = services.practice_start(assignment=assignment, student=student, mode="bot")
+    run = practice_start(assignment=assignment, student=student, mode="bot")
     session = run.session
     act(session, "p1", type="stop", symbol=common(session))
     later = timezone.now() + timedelta(minutes=5)
-    assert services.practice_bot_act(session_id=session.pk, version=1, now=later).reason == "waiting"
+    assert practice_bot_act(session_id=session.pk, version=1, now=later).reason == "waiting"
 
 
 def test_a_bot_that_never_knows_the_name_says_i_dont_know(teacher, student):
-    assignment = services.practice_assignment_create(
+    assignment = practice_assignment_create(
         owner=teacher, title="", deck=small_deck(teacher), mode="bot", bot_seconds=1, bot_accuracy=0
     )
-    run = services.practice_start(assignment=assignment, student=student, mode="clock")
+    run = practice_start(assignment=assignment, student=student, mode="clock")
     assert run.mode == "bot"  # the teacher's mode wins over the student's choice
-    services.practice_bot_act(session_id=run.session.pk, version=0, now=timezone.now() + timedelta(seconds=2))
+    practice_bot_act(session_id=run.session.pk, version=0, now=timezone.now() + timedelta(seconds=2))
     run.session.refresh_from_db()
     assert run.session.state["reveal"]["result"] == "dont_know"
 
 
 def test_the_result_is_stored_for_the_student_when_the_bot_wins(assignment, student):
-    run = services.practice_start(assignment=assignment, student=student, mode="bot")
+    run = practice_start(assignment=assignment, student=student, mode="bot")
     session = run.session
     act(session, "p1", type="stop", symbol=common(session))
     act(session, "p1", type="name", text="nie wiem")
@@ -206,7 +207,7 @@ def test_the_result_is_stored_for_the_student_when_the_bot_wins(assignment, stud
     clock = timezone.now()
     while session.status != GameSession.Status.FINISHED:
         clock += timedelta(seconds=10)
-        assert services.practice_bot_act(session_id=session.pk, version=session.version, now=clock).acted
+        assert practice_bot_act(session_id=session.pk, version=session.version, now=clock).acted
         session.refresh_from_db()
 
     run.refresh_from_db()
@@ -217,10 +218,10 @@ def test_the_result_is_stored_for_the_student_when_the_bot_wins(assignment, stud
 
 
 def test_against_the_clock_the_student_plays_through_their_cards_and_the_time_is_kept(teacher, student):
-    assignment = services.practice_assignment_create(
+    assignment = practice_assignment_create(
         owner=teacher, title="", deck=small_deck(teacher), cards_per_player=3, timer=300
     )
-    run = services.practice_start(assignment=assignment, student=student, mode="clock")
+    run = practice_start(assignment=assignment, student=student, mode="clock")
     session = run.session
     # Nothing for the clock to do while the student looks.
     assert selectors.practice_due(run=run, session=session)[0] == "time_up"
@@ -233,7 +234,7 @@ def test_against_the_clock_the_student_plays_through_their_cards_and_the_time_is
     session.refresh_from_db()
     assert selectors.practice_due(run=run, session=session)[0] == "lift_penalty"
     later = session.updated + timedelta(seconds=selectors.CLOCK_PENALTY_SECONDS)
-    assert services.practice_bot_act(session_id=session.pk, version=1, now=later).acted
+    assert practice_bot_act(session_id=session.pk, version=1, now=later).acted
     assert state_of(session).penalised == ("p2",)
 
     while session.status != GameSession.Status.FINISHED:
@@ -250,22 +251,20 @@ def test_against_the_clock_the_student_plays_through_their_cards_and_the_time_is
 
 
 def test_the_clock_ends_the_game_when_the_time_is_up(teacher, student):
-    assignment = services.practice_assignment_create(
+    assignment = practice_assignment_create(
         owner=teacher, title="", deck=small_deck(teacher), mode="clock", timer=60
     )
-    run = services.practice_start(assignment=assignment, student=student)
+    run = practice_start(assignment=assignment, student=student)
     session = run.session
-    assert not services.practice_bot_act(session_id=session.pk, version=0).acted
-    turn = services.practice_bot_act(
-        session_id=session.pk, version=0, now=run.started + timedelta(seconds=61)
-    )
+    assert not practice_bot_act(session_id=session.pk, version=0).acted
+    turn = practice_bot_act(session_id=session.pk, version=0, now=run.started + timedelta(seconds=61))
     assert turn.acted
     run.refresh_from_db()
     assert run.reason == "time_up" and run.finished is not None
 
 
 def test_nobody_joins_a_practice_game(assignment, student):
-    run = services.practice_start(assignment=assignment, student=student, mode="bot")
+    run = practice_start(assignment=assignment, student=student, mode="bot")
     with pytest.raises(SessionError) as refused:
         services.session_join(session=run.session, user=UserFactory())
     assert refused.value.code == "practice"
@@ -318,7 +317,7 @@ def test_the_teacher_sets_practice_and_students_start_it_by_code(teacher, studen
 
 
 def test_the_bot_endpoint_answers_the_wait_or_the_new_view(assignment, student):
-    run = services.practice_start(assignment=assignment, student=student, mode="bot")
+    run = practice_start(assignment=assignment, student=student, mode="bot")
     url = reverse("games:session_bot", args=[run.session_id])
     pupil = signed_in(student)
 

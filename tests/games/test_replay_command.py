@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from games.services import log_replay
+from games.replay import log_replay
 
 ROOT = Path(__file__).resolve().parents[2]
 

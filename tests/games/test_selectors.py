@@ -11,6 +11,8 @@ from games import selectors, services
 from games.engines import znajznak
 from games.engines.base import IllegalAction
 from games.models import GameSession, Participant
+from games.play.znajznak.duels import class_round_start
+from games.play.znajznak.practice import practice_assignment_create, practice_start
 from games.selectors import viewer_for
 from tests.factories import UserFactory
 from tests.games.test_sessions import create_session, state_of
@@ -118,13 +120,11 @@ def test_class_lobbies_class_duels_and_practice_games_are_known_by_their_kind(te
 
     run, _students = class_with(teacher, 4)
     assert GameSession.objects.get(pk=run.lobby_id).kind == GameSession.Kind.CLASS_LOBBY
-    services.class_round_start(run=run, by=teacher)
+    class_round_start(run=run, by=teacher)
     kinds = {duel.session.kind for duel in run.duels.select_related("session")}
     assert kinds == {GameSession.Kind.CLASS_DUEL}
-    assignment = services.practice_assignment_create(
-        owner=teacher, title="Homework", deck=small_deck(teacher)
-    )
-    practice = services.practice_start(assignment=assignment, student=UserFactory(), mode="bot")
+    assignment = practice_assignment_create(owner=teacher, title="Homework", deck=small_deck(teacher))
+    practice = practice_start(assignment=assignment, student=UserFactory(), mode="bot")
     assert practice.session.kind == GameSession.Kind.PRACTICE
     # Their payloads carry no notice-built copies: each socket reads its own afresh.
     lobby = GameSession.objects.get(pk=run.lobby_id)

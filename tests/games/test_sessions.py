@@ -21,6 +21,8 @@ from games import services
 from games.engines import engine_for, znajznak
 from games.engines.base import IllegalAction, InvalidAction
 from games.models import ActionRecord, GameSession, Participant
+from games.play.znajznak.services import znajznak_setup_from_deck
+from games.replay import log_replay, session_log
 from games.services import SessionError
 from lms.services import TEACHERS_GROUP
 from tests.factories import SymbolFactory, UserFactory, symbol_set_with
@@ -350,7 +352,7 @@ def test_a_session_can_deal_one_lesson_set_of_a_built_deck(teacher):
     )
     assert refused.status_code == 200 and "Choose a deck or a symbol set." in refused.content.decode()
     with pytest.raises(SessionError):
-        services.znajznak_setup_from_deck(deck=deck, card_set="Z")
+        znajznak_setup_from_deck(deck=deck, card_set="Z")
 
 
 def test_students_do_not_reach_the_start_page(student):
@@ -559,7 +561,7 @@ def test_the_downloaded_log_replays_to_the_stored_state(duel):
     log = json.loads(response.content)
     assert set(log) == {"game", "variant", "seed", "setup", "actions"}
     assert log["actions"][0] == {"type": "stop", "player": "p1", "symbol": log["actions"][0]["symbol"]}
-    replay = services.log_replay(log)
+    replay = log_replay(log)
     assert replay.error is None and replay.state == duel.session.state
     assert signed_in(UserFactory()).get(url).status_code == 404
 
@@ -608,6 +610,7 @@ def counter_engine(monkeypatch):
 
     monkeypatch.setattr(services, "engine_for", engine)
     monkeypatch.setattr("games.selectors.engine_for", engine)
+    monkeypatch.setattr("games.replay.engine_for", engine)
     return COUNTER
 
 
@@ -688,7 +691,7 @@ def test_concurrent_actions_on_one_session_never_lose_an_update(teachers_group, 
     for seat in range(len(players)):
         mine = [n for p, n in session.state["added"] if p == f"p{seat + 1}"]
         assert mine == [seat * 10 + turn + 1 for turn in range(rounds) if turn != 3]
-    replay = services.log_replay(services.session_log(session))
+    replay = log_replay(session_log(session))
     assert replay.error is None and replay.state == session.state
 
 

@@ -17,6 +17,8 @@ from django.utils import timezone
 from games import selectors, services, tasks, timers
 from games.engines import znajznak
 from games.models import ActionRecord, GameSession
+from games.play.znajznak.duels import class_round_start
+from games.play.znajznak.practice import practice_assignment_create, practice_start
 from tests.factories import UserFactory
 from tests.games.test_classroom import built_deck, class_with
 from tests.games.test_sessions import create_session, signed_in, state_of, znajznak_setup
@@ -285,7 +287,7 @@ def test_a_task_for_a_session_that_is_gone_does_nothing(teacher):
 def test_class_duels_with_a_timer_each_get_the_deadline(teacher):
     run, _users = class_with(teacher, 4, timer=300)
     before = timezone.now()
-    duels = services.class_round_start(run=run, by=teacher)
+    duels = class_round_start(run=run, by=teacher)
     after = timezone.now()
 
     assert len(duels) == 2
@@ -298,7 +300,7 @@ def test_class_duels_with_a_timer_each_get_the_deadline(teacher):
 
 def test_a_class_duel_past_its_deadline_ends_by_time_when_a_student_looks(teacher):
     run, users = class_with(teacher, 2, timer=300)
-    (duel,) = services.class_round_start(run=run, by=teacher)
+    (duel,) = class_round_start(run=run, by=teacher)
     run_out(duel.session)
 
     signed_in(users[0]).get(reverse("games:session_view", args=[duel.session_id]))
@@ -307,11 +309,11 @@ def test_a_class_duel_past_its_deadline_ends_by_time_when_a_student_looks(teache
 
 
 def test_practice_with_a_time_limit_ends_by_the_same_deadline(teacher, student):
-    assignment = services.practice_assignment_create(
+    assignment = practice_assignment_create(
         owner=teacher, title="Na czas", deck=built_deck(teacher), mode="clock", timer=120
     )
     before = timezone.now()
-    run = services.practice_start(assignment=assignment, student=student)
+    run = practice_start(assignment=assignment, student=student)
     session = run.session
     session.refresh_from_db()
     assert before + timedelta(seconds=120) <= session.time_up_at <= timezone.now() + timedelta(seconds=120)

@@ -30,6 +30,7 @@ from content.models import Symbol, SymbolSet
 from content.services import picture_file
 from games import consumers, services
 from games.engines import znajznak
+from games.play.znajznak.services import znajznak_setup_from_symbol_set
 from games.quiz import selectors as quiz_selectors
 from games.quiz import services as quizzes
 from games.quiz.models import Quiz, QuizAttempt
@@ -112,7 +113,7 @@ def test_a_znajznak_player_receives_no_symbol_name_while_looking(teacher, settin
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     symbol_set, tellings = demo_with_telling_pictures(teacher)
-    setup, assets = services.znajznak_setup_from_symbol_set(symbol_set=symbol_set)
+    setup, assets = znajznak_setup_from_symbol_set(symbol_set=symbol_set)
     session = services.session_create(
         facilitator=teacher, game="znajznak", variant="duel", setup=setup, assets=assets, seed=3
     )

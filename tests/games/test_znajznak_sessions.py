@@ -12,6 +12,8 @@ from django.urls import reverse
 
 from games import services
 from games.models import GameSession, Participant
+from games.play.znajznak.duels import class_round_start
+from games.play.znajznak.services import znajznak_setup_from_deck
 from games.services import SessionError
 from tests.factories import UserFactory
 from tests.games.test_classroom import built_deck, class_with
@@ -105,7 +107,7 @@ def test_class_duels_carry_the_lobbys_age_order_into_each_duel(teacher):
     members = list(run.lobby.participants.filter(role=Participant.Role.PLAYER).order_by("joined_at"))
     services.session_age_order_set(session=run.lobby, by=teacher, ranks={members[0].pk: 2, members[1].pk: 1})
 
-    (duel,) = services.class_round_start(run=run, by=teacher)
+    (duel,) = class_round_start(run=run, by=teacher)
 
     duel.session.refresh_from_db()
     ranks = {p["name"]: p.get("age_rank") for p in duel.session.setup["players"]}
@@ -165,7 +167,7 @@ def page_live(client: Any, session: GameSession) -> dict[str, Any]:
 
 def test_a_session_from_a_built_deck_sends_each_cards_layout_without_names(teacher):
     deck = built_deck(teacher)
-    setup, assets = services.znajznak_setup_from_deck(deck=deck)
+    setup, assets = znajznak_setup_from_deck(deck=deck)
     session = services.session_create(
         facilitator=teacher, game="znajznak", variant="duel", setup=setup, assets=assets
     )
@@ -187,7 +189,7 @@ def test_a_session_from_a_built_deck_sends_each_cards_layout_without_names(teach
 def test_a_lesson_set_sends_the_layouts_of_its_own_cards_only(teacher):
     deck = built_deck(teacher, sets=2)
     label = deck.plan["card_labels"][0]
-    setup, assets = services.znajznak_setup_from_deck(deck=deck, card_set=label)
+    setup, assets = znajznak_setup_from_deck(deck=deck, card_set=label)
 
     assert set(assets["faces"]["cards"]) == {",".join(sorted(card)) for card in setup["cards"]}
 

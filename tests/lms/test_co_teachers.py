@@ -16,6 +16,7 @@ from content.permissions import runs_for
 from games import selectors as game_selectors
 from games import services as game_services
 from games.models import GameSession, Participant
+from games.play.znajznak.practice import practice_assignment_create
 from games.quiz.models import Quiz
 from lms.classes import quizzes as class_quizzes
 from lms.classes import services
@@ -152,7 +153,7 @@ def test_a_co_teacher_sets_a_practice_duel_from_the_owners_deck_but_not_from_a_s
 
 
 def test_a_co_teacher_reads_the_owners_practice_results(team):
-    practice = game_services.practice_assignment_create(
+    practice = practice_assignment_create(
         owner=team["owner"], title="Ćwiczenie", deck=small_deck(team["owner"])
     )
     url = reverse("games:practice_results", args=[practice.code])

@@ -114,9 +114,9 @@ def test_a_finished_practice_duel_is_graded_by_its_right_namings(homework, stude
 
 
 def test_a_practice_played_outside_homework_is_not_graded(homework, student):
-    from games import services as game_services
+    from games.play.znajznak.practice import practice_start
 
-    run = game_services.practice_start(assignment=homework.practice, student=student, mode="clock")
+    run = practice_start(assignment=homework.practice, student=student, mode="clock")
     practice_play(Submission(practice_run=run))
     assert not Grade.objects.exists() and not Submission.objects.exists()
 

@@ -15,6 +15,7 @@ from lti_tool.models import LtiRegistration, LtiUser
 from games import services as game_services
 from games.models import GameSession, NamingRecord, Participant
 from games.quiz.models import QuizAttempt
+from games.replay import session_log
 from lms import privacy
 from lms.classes import services
 from lms.models import ClassMember, Grade, Submission
@@ -186,7 +187,7 @@ def test_erasure_replaces_the_name_in_every_game_by_a_pseudonym_and_the_game_sti
     participant = Participant.objects.get(session=session, nickname=pseudonym)
     assert participant.user is None and participant.player_id
     assert session.state.keys() == state_before.keys()
-    log = json.dumps(game_services.session_log(session), ensure_ascii=False)  # what a download holds
+    log = json.dumps(session_log(session), ensure_ascii=False)  # what a download holds
     assert "Kowalczyk" not in log and pseudonym in log
 
 

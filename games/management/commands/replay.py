@@ -16,7 +16,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from games.services import Replay, log_replay
+from games.replay import Replay, log_replay
 
 EXIT_REFUSED = 2
 

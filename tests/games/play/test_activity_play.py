@@ -17,6 +17,7 @@ from games import services
 from games.engines import activity
 from games.models import GameSession
 from games.play.activity import services as activity_services
+from games.replay import log_replay
 from tests.factories import UserFactory
 
 from .activity_helpers import make_cards, signed_in, term_in_play, text, two_teams
@@ -424,12 +425,12 @@ def test_the_downloaded_session_log_replays_to_the_sessions_state_through_an_und
     types = [a["type"] for a in log["actions"]]
     assert types[:5] == ["draw", "start_timer", "guessed", "undo", "not_guessed"]
     assert log["actions"][0]["player"] == "p1" and "at" in log["actions"][1]
-    replay = services.log_replay(log)
+    replay = log_replay(log)
     assert replay.error is None
     assert replay.state == game.session.state
     # Without the undo the same log ends elsewhere: the replay really follows the actions.
     without_undo = {**log, "actions": [a for a in log["actions"] if a["type"] != "undo"]}
-    assert services.log_replay(without_undo).error is not None
+    assert log_replay(without_undo).error is not None
 
 
 # --- a student who comes after the start -------------------------------------------------------------

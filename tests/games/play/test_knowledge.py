@@ -16,6 +16,7 @@ from games.engines import knowledge
 from games.models import GameSession, Participant
 from games.play.knowledge import services
 from games.play.knowledge.services import KnowledgeOptions, SessionError
+from games.replay import log_replay, session_log
 from lms.progress.models import MemoryState, Review
 from tests.factories import KnowledgeQuestionFactory, TeacherFactory, UserFactory
 
@@ -351,6 +352,6 @@ def test_the_session_log_replays_to_the_same_state(teacher: Any, board: Knowledg
     session = services.knowledge_solo_start(student=student, options=options(board, variant="strategic"))
     play_to_the_end(client_for(student), session, guess=False)
     session.refresh_from_db()
-    replay = game_services.log_replay(game_services.session_log(session))
+    replay = log_replay(session_log(session))
     assert replay.error is None and replay.state == session.state
     assert knowledge.state_from_dict(session.state).history[-1].round == session.state["round"]
