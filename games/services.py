@@ -34,7 +34,7 @@ from content.models import Symbol
 from games import classroom, selectors, timers
 from games.engines import engine_for, znajznak
 from games.engines.base import ActionError, IllegalAction, InvalidAction, InvalidSetup, rng_for
-from games.signals import practice_run_finished
+from games.signals import practice_run_finished, session_finished
 
 from .models import (
     ActionRecord,
@@ -489,6 +489,8 @@ def _apply_locked(session: GameSession, engine: Any, player_id: str | None, acti
     session.save(update_fields=fields)
     if engine.is_terminal(state) and end_has_effects(session):
         _end_effects(session, state)
+    if engine.is_terminal(state):
+        _finished_announce(session)
     _publish_on_commit(
         session, selectors.session_broadcast(session=session, participants=participants, state=state)
     )
@@ -526,6 +528,12 @@ def _end_effects(session: GameSession, state: Any) -> None:
     effect = END_EFFECTS.get(session.game)
     if effect is not None:
         effect(session=session)
+
+
+def _finished_announce(session: GameSession) -> None:
+    """Tell the layers above that ``session`` ended (``signals.session_finished``), in the
+    transaction that ended it: the students' namings go to their memory (``lms.progress``)."""
+    session_finished.send(sender=GameSession, session=session)
 
 
 def _namings_record(
@@ -800,6 +808,7 @@ def class_round_start(*, run: ClassRun, by: Any) -> list[ClassDuel]:
                 duel.session.status = GameSession.Status.FINISHED
                 duel.session.finished_at = now
                 duel.session.save(update_fields=["status", "finished_at", "updated"])
+                _finished_announce(duel.session)
             # Whoever still watches an old duel follows on to the new round.
             _publish_on_commit(duel.session)
         duels = []
@@ -862,6 +871,7 @@ def class_run_finish(*, run: ClassRun, by: Any) -> None:
                 session.status = GameSession.Status.FINISHED
                 session.finished_at = now
                 session.save(update_fields=["status", "finished_at", "updated"])
+                _finished_announce(session)
                 _publish_on_commit(session)
 
 
