@@ -137,4 +137,6 @@ def session_finished_receive(sender: Any, *, session: Any, **kwargs: Any) -> Non
         .order_by("user")
     )
     if user_ids:
-        transaction.on_commit(lambda: tasks.namings_absorb_task.delay(user_ids))
+        # Robust: a broker that cannot take the task leaves the namings to the sweep, and
+        # the end of the game stands.
+        transaction.on_commit(lambda: tasks.namings_absorb_task.delay(user_ids), robust=True)

@@ -12,7 +12,7 @@ from content.building import deck_plan
 from content.models import BuildState, Deck
 from games.models import NamingRecord
 from lms.classes import services as classes
-from lms.progress import services
+from lms.progress import services, tasks
 from lms.progress.models import NamingWatermark, Review
 from lms.progress.services import namings_absorb_sweep
 from lms.progress.tasks import namings_absorb_sweep_task
@@ -126,3 +126,15 @@ def test_namings_of_duels_the_teacher_ends_reach_memory(teacher, django_capture_
         games.class_run_finish(run=run, by=teacher)
 
     assert Review.objects.filter(user=namer, source="play").count() == _linked(namer) == 1
+
+
+def test_a_broker_that_cannot_take_the_task_leaves_the_namings_to_the_sweep(
+    student, django_capture_on_commit_callbacks, monkeypatch
+):
+    def broker_down(*args: Any, **kwargs: Any) -> None:
+        raise ConnectionError("the broker is down")
+
+    monkeypatch.setattr(tasks.namings_absorb_task, "delay", broker_down)
+    run = _played(student, finish=True, capture=django_capture_on_commit_callbacks)
+    assert run.finished is not None and not Review.objects.exists()  # the game's end stands
+    assert namings_absorb_sweep_task() == _linked(student) > 0
