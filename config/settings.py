@@ -252,6 +252,9 @@ CELERY_BEAT_SCHEDULE = {
     "lms-scores-sweep": {"task": "lms.lti.tasks.scores_sweep", "schedule": 300.0},
     # Mastery fades day by day: the LMS's progress columns follow it (docs/progress.md).
     "lms-progress-columns-sweep": {"task": "lms.lti.tasks.progress_columns_sweep", "schedule": 6 * 3600.0},
+    # Namings in play reach memory when their game ends; this takes in those of games still
+    # running, or whose task was lost (progress pages only read: docs/progress.md).
+    "progress-namings-sweep": {"task": "lms.progress.tasks.namings_absorb_sweep_task", "schedule": 60.0},
     "jobs-sweep": {"task": "content.tasks.jobs_sweep_task", "schedule": 60.0},
     "quizzes-sweep": {"task": "games.quiz.tasks.quizzes_sweep_task", "schedule": 60.0},
     "knowledge-balance-sweep": {"task": "games.tasks.knowledge_balance_sweep_task", "schedule": 60.0},

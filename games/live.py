@@ -21,7 +21,8 @@ A socket that opens or resumes gets its payload from the table too (:func:`paylo
 
 Everything the fast path cannot do alone goes to the one service, which is always right
 because it locks the row and reads it afresh: an end that stores more than the status (a
-Knowledge? game's homework grade, a practice's result), a passed deadline (note c), a version
+Knowledge? game's homework grade, a practice's result) or that a signed-in student's memory
+hears of (``signals.session_finished``), a passed deadline (note c), a version
 that keeps moving on (another process or an HTTP request wrote first: the statement changes
 nothing, the table is read again and the action tried on it, :data:`ATTEMPTS` times), any
 other kind of session, SQLite (the embedded mode writes one at a time anyway). So no
@@ -217,9 +218,11 @@ async def _act_on(
         action = services.clock_stamp(session.game, action)
         state = table.engine.apply_action(table.state, player_id, action)  # a refusal raises here
         ended = table.engine.is_terminal(state)
-        if ended and services.end_has_effects(session):
+        if ended and (services.end_has_effects(session) or signed_in_players(table.participants)):
             table_forget(session.pk)
-            return None  # the end has results to store (homework, practice): the one service does it
+            # The end has results to store (homework, practice), or students' namings to
+            # take into their memory: the one service ends the game and announces it.
+            return None
         rows = services.naming_rows(
             session, table.state, state, action_index=session.version, participants=table.participants
         )
@@ -260,6 +263,13 @@ async def _act_on(
         # lobby's version that the statement read: its sockets read the lobby afresh.
         notices.append((GameSession.group_name_of(table.lobby_id), services.session_notice(version=row[2])))
     return selectors.payload_from_broadcast(broadcast, participant.pk), notices
+
+
+def signed_in_players(participants: list[Participant]) -> bool:
+    """Whether a signed-in student plays: then the game's end goes to the one service, which
+    announces it (``signals.session_finished``: their namings go to their memory); a game
+    of guests only ends on the fast path."""
+    return any(p.user_id is not None and p.role == Participant.Role.PLAYER for p in participants)
 
 
 async def payload(participant: Participant) -> dict[str, Any] | None:

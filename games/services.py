@@ -30,6 +30,7 @@ from content.models import Symbol
 from games import selectors, timers
 from games.engines import engine_for
 from games.engines.base import IllegalAction, InvalidAction, InvalidSetup
+from games.signals import session_finished
 
 from .models import ActionRecord, ClassRun, GameSession, NamingRecord, Participant, PracticeRun
 
@@ -356,6 +357,8 @@ def session_apply_locked(
     session.save(update_fields=fields)
     if engine.is_terminal(state) and end_has_effects(session):
         _end_effects(session, state)
+    if engine.is_terminal(state):
+        session_finished_announce(session)
     session_publish_on_commit(
         session, selectors.session_broadcast(session=session, participants=participants, state=state)
     )
@@ -396,6 +399,12 @@ def _end_effects(session: GameSession, state: Any) -> None:
     effect = END_EFFECTS.get(session.game)
     if effect is not None:
         effect(session=session)
+
+
+def session_finished_announce(session: GameSession) -> None:
+    """Tell the layers above that ``session`` ended (``signals.session_finished``), in the
+    transaction that ended it: the students' namings go to their memory (``lms.progress``)."""
+    session_finished.send(sender=GameSession, session=session)
 
 
 def _namings_record(

@@ -21,6 +21,11 @@ practice_run_finished = Signal()
 #: A Knowledge? game ended (a homework's attempt, perhaps); ``session``: its ``GameSession``.
 knowledge_game_finished = Signal()
 
+#: A game ended: its last action, its timer, or the teacher ending a class's duels;
+#: ``session``: its ``GameSession``. Sent by the one service (``games.services``): the fast
+#: path (``games.live``) leaves the end of a game with a signed-in player to it.
+session_finished = Signal()
+
 #: A student answered one item, in a quiz or in play. ``user``, ``item_key`` (``symbol:<pk>``,
 #: ``knowledge:<pk>``, ``know:<pk>``, ``question:<pk>``), ``correct`` (a bool or a fraction in [0, 1]),
 #: ``reviewed_at`` (when it was answered, or None for now) and ``source`` (``"quiz"`` or ``"play"``).

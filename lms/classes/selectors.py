@@ -175,6 +175,8 @@ class Cell:
     grade: Grade | None = None
     attempts: int = 0
     in_progress: bool = False
+    #: An attempt in progress past the due time: the due-time task or the sweep grades it.
+    being_graded: bool = False
 
     @property
     def done(self) -> bool:
@@ -207,13 +209,16 @@ class Gradebook:
         return [(s, [self.cell(s, c.assignment) for c in self.columns]) for s in self.students]
 
 
-def gradebook(school_class: SchoolClass) -> Gradebook:
+def gradebook(school_class: SchoolClass, *, now: datetime | None = None) -> Gradebook:
     """Every student × every assignment of the class: counted grade, attempts, completion.
 
-    Four queries whatever the class's size.
+    Four queries whatever the class's size. Nothing is graded here: an attempt in progress
+    past its homework's due time is shown as being graded (``Cell.being_graded``).
     """
+    now = now or timezone.now()
     students = class_students(school_class)
     assignments = list(school_class.assignments.order_by("due_at", "pk"))
+    past_due = {a.pk for a in assignments if _past_due(a, now)}
     book = Gradebook(
         students=students, columns=[AssignmentColumn(a, students=len(students)) for a in assignments]
     )
@@ -228,12 +233,18 @@ def gradebook(school_class: SchoolClass) -> Gradebook:
     for row in counts:
         cell = book.cells.setdefault((row["student_id"], row["assignment_id"]), Cell())
         cell.attempts, cell.in_progress = row["n"], row["open"] > 0
+        cell.being_graded = cell.in_progress and row["assignment_id"] in past_due
     for column in book.columns:
         for student in students:
             cell = book.cell(student, column.assignment)
             column.done += cell.done
             column.started += cell.attempts > 0
     return book
+
+
+def _past_due(assignment: Assignment, now: datetime) -> bool:
+    """Past the due time, and its attempts in progress not graded at it yet."""
+    return assignment.due_at is not None and now >= assignment.due_at and assignment.due_graded_at is None
 
 
 def student_name(user: Any) -> str:
@@ -277,6 +288,8 @@ class Homework:
     attempts: int
     in_progress: bool
     state: str  # "upcoming", "open", "due_soon", "done", "missed"
+    #: An attempt in progress past the due time: done, its grade on the way.
+    being_graded: bool = False
 
     @property
     def attempts_left(self) -> int | None:
@@ -286,7 +299,10 @@ class Homework:
 
 
 def homework_of(student: Any, *, now: datetime | None = None) -> list[Homework]:
-    """The published homework of every class ``student`` is in, with their own grades only."""
+    """The published homework of every class ``student`` is in, with their own grades only.
+
+    Nothing is graded here: an attempt in progress past the due time is done and shown as
+    being graded until the due-time task or the sweep grades it."""
     now = now or timezone.now()
     assignments = list(
         Assignment.objects.filter(
@@ -309,16 +325,19 @@ def homework_of(student: Any, *, now: datetime | None = None) -> list[Homework]:
         row = counts.get(assignment.pk, {"n": 0, "open": 0})
         grade = grades.get(assignment.pk)
         in_progress = row["open"] > 0
+        being_graded = in_progress and _past_due(assignment, now)
         attempts_left = None if assignment.max_attempts is None else assignment.max_attempts - row["n"]
         if assignment.opens_at and now < assignment.opens_at:
             state = "upcoming"
         elif assignment.due_at and now >= assignment.due_at:
-            state = "done" if grade else "missed"
+            state = "done" if grade or being_graded else "missed"
         elif grade and not in_progress and attempts_left is not None and attempts_left <= 0:
             state = "done"
         elif assignment.due_at and assignment.due_at - now <= DUE_SOON:
             state = "due_soon"
         else:
             state = "open"
-        items.append(Homework(assignment, grade, row["n"], in_progress, state))
+        items.append(
+            Homework(assignment, grade, row["n"], in_progress and not being_graded, state, being_graded)
+        )
     return items

@@ -844,11 +844,28 @@ def assignments_due_sweep(*, assignments: Any = None, now: datetime | None = Non
     )
 
 
+def assignment_open(*, assignment: Assignment, now: datetime | None = None) -> int:
+    """The one homework a page opens (its teacher's page, or a student's), its attempts settled
+    first; how many were graded.
+
+    A teacher who opens a homework just after its due time expects the grades, not "in
+    progress" until the due-time task or the sweep (``homework-due-sweep``) comes by; so do
+    the students. Only this homework, and only when it has attempts in progress: otherwise
+    opening it writes nothing. Pages showing several homeworks (the class's gradebook, a
+    student's list) only read; they show an attempt in progress past the due time as being
+    graded (``selectors.gradebook``, ``selectors.homework_of``).
+    """
+    if not assignment.submissions.filter(status=Submission.Status.IN_PROGRESS).exists():
+        return 0
+    return assignments_due_sweep(assignments=Assignment.objects.filter(pk=assignment.pk), now=now)
+
+
 __all__ = [
     "ClassError",
     "Grade",
     "assignment_create",
     "assignment_due_grade",
+    "assignment_open",
     "assignment_publish",
     "assignment_update",
     "assignments_due_sweep",

@@ -143,9 +143,9 @@ def class_code(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def class_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
-    """Students, homework, completion and every student's counted grade and attempts."""
+    """Students, homework, completion and every student's counted grade and attempts. Only
+    reads: an attempt past its homework's due time shows as being graded until it is."""
     school_class = _taught_class(request, pk)
-    services.assignments_due_sweep(assignments=school_class.assignments.all())
     return render(
         request,
         "lms/class_dashboard.html",
@@ -380,7 +380,7 @@ def assignment_publish(request: HttpRequest, pk: int, assignment_pk: int) -> Htt
 def assignment_detail(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
     """One homework: every student's attempts, scores and the grade that counts."""
     school_class, assignment = _taught_assignment(request, pk, assignment_pk)
-    services.assignments_due_sweep(assignments=Assignment.objects.filter(pk=assignment.pk))
+    services.assignment_open(assignment=assignment)
     book = selectors.gradebook(school_class)
     submissions: dict[int, list[Submission]] = {}
     for submission in assignment.submissions.order_by("student_id", "number"):
@@ -437,12 +437,8 @@ def join(request: HttpRequest, code: str = "") -> HttpResponse:
 @login_required
 @require_GET
 def homework(request: HttpRequest) -> HttpResponse:
-    """My homework: open, due soon, upcoming, done, missed; my scores."""
-    services.assignments_due_sweep(
-        assignments=Assignment.objects.filter(
-            school_class__members__user=request.user, school_class__members__role="student"
-        )
-    )
+    """My homework: open, due soon, upcoming, done, missed; my scores. Only reads: an attempt
+    past its due time shows as being graded until it is (``selectors.homework_of``)."""
     items = selectors.homework_of(request.user)
     groups = [
         ("due_soon", _("Due soon"), [i for i in items if i.state == "due_soon"]),
@@ -491,7 +487,7 @@ def homework_detail(request: HttpRequest, assignment_pk: int) -> HttpResponse:
                 return redirect(url)
             error = _("The attempt could not be opened; try again.")
     else:
-        services.assignments_due_sweep(assignments=Assignment.objects.filter(pk=assignment.pk))
+        services.assignment_open(assignment=assignment)
     attempts = selectors.homework_attempts_of(request.user, assignment)
     return render(
         request,

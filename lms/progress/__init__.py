@@ -10,7 +10,8 @@ Contract (kept stable for the quizzes and the games):
   receiver calls :func:`lms.progress.services.memory_review`. ``correct`` is a bool or a
   fraction in [0, 1] for partial credit.
 - Namings in play (``games.NamingRecord``) are taken in by :func:`lms.progress.services.namings_absorb`
-  before progress is read, so the play path stays as fast as it is.
+  when their game ends (``games.signals.session_finished``, then a task) or by the sweep
+  while it runs, so the play path stays as fast as it is; progress pages only read.
 
 The scheduler is FSRS (the ``fsrs`` package); see :mod:`lms.progress.memory`. The item
 analysis of a quiz homework and mastery over the weeks are computed in

@@ -6,12 +6,14 @@ import re
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from games.models import NamingRecord
 
-from . import memory
+from . import memory, tasks
 from .models import MemoryState, NamingWatermark, Review
 from .signals import memory_reviewed
 
@@ -87,7 +89,9 @@ def namings_absorb(*, user: Any) -> int:
     """Take the student's namings in play into their memory, oldest first; return how many.
 
     Play records every naming as ``games.NamingRecord`` in the action's own transaction and
-    nothing more, so an action stays fast; progress reads call this first. A naming of a
+    nothing more, so an action stays fast; the end of the game takes them in (a task queued
+    by :func:`session_finished_receive`), and :func:`namings_absorb_sweep` every minute takes
+    in those of games still running or whose task was lost. Pages only read. A naming of a
     symbol that is no longer in the library (deleted since) is skipped.
     """
     mark, _created = NamingWatermark.objects.select_for_update().get_or_create(user=user)
@@ -107,3 +111,32 @@ def namings_absorb(*, user: Any) -> int:
         mark.last_naming_id = namings[-1][0]
         mark.save(update_fields=["last_naming_id"])
     return taken
+
+
+def namings_absorb_sweep(*, user_ids: list[int] | None = None) -> int:
+    """Take in the namings in play of ``user_ids`` (by default: of every student with namings
+    not taken in yet), each student in a transaction of their own; how many."""
+    if user_ids is None:
+        taken_in = NamingWatermark.objects.filter(user=OuterRef("user"), last_naming_id__gte=OuterRef("pk"))
+        user_ids = list(
+            NamingRecord.objects.filter(user__isnull=False)
+            .exclude(Exists(taken_in))
+            .values_list("user", flat=True)
+            .distinct()
+        )
+    return sum(namings_absorb(user=user) for user in get_user_model().objects.filter(pk__in=user_ids))
+
+
+def session_finished_receive(sender: Any, *, session: Any, **kwargs: Any) -> None:
+    """``games.signals.session_finished``: once the end is stored, the players' namings of the
+    game go to their memory (``ProgressConfig.ready``)."""
+    user_ids = list(
+        NamingRecord.objects.filter(session=session, user__isnull=False)
+        .values_list("user", flat=True)
+        .distinct()
+        .order_by("user")
+    )
+    if user_ids:
+        # Robust: a broker that cannot take the task leaves the namings to the sweep, and
+        # the end of the game stands.
+        transaction.on_commit(lambda: tasks.namings_absorb_task.delay(user_ids), robust=True)

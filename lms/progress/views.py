@@ -1,4 +1,8 @@
-"""Progress pages: the student's own memory; a teacher's class by symbol, period and theme."""
+"""Progress pages: the student's own memory; a teacher's class by symbol, period and theme.
+
+The pages only read: namings in play reach memory when their game ends, or by the sweep
+(``services.namings_absorb``). "Review now" is a POST: it takes in the student's own first.
+"""
 
 from __future__ import annotations
 
@@ -30,7 +34,6 @@ from .charts import NEUTRAL, bar_chart, weekly_chart
 @require_GET
 def mine(request: HttpRequest) -> HttpResponse:
     """What I know, what is due for review, what I am still learning."""
-    services.namings_absorb(user=request.user)
     summary = selectors.student_summary(request.user)
     return render(
         request,
@@ -69,14 +72,6 @@ def _taught_class(request: HttpRequest, pk: int) -> Any:
     return school_class
 
 
-def _students_absorbed(school_class: Any) -> list[Any]:
-    """The class's students, each with their namings in play taken into their memory."""
-    students = class_students(school_class)
-    for student in students:
-        services.namings_absorb(user=student)
-    return students
-
-
 def _mastery_charts(mastery: dict[str, Any]) -> dict[str, Any]:
     """The charts of mastery by period and by theme (none for a table with no rows)."""
     return {
@@ -113,7 +108,7 @@ def _weekly_charts(weekly: selectors.Weekly) -> dict[str, Any]:
 
 
 def _class_context(school_class: Any) -> dict[str, Any]:
-    students = _students_absorbed(school_class)
+    students = class_students(school_class)
     mastery = selectors.class_mastery(students)
     return {
         "school_class": school_class,
@@ -143,7 +138,6 @@ def class_student(request: HttpRequest, pk: int, user_pk: int) -> HttpResponse:
     student = next((user for user in class_students(school_class) if user.pk == user_pk), None)
     if student is None:
         raise Http404
-    services.namings_absorb(user=student)
     mastery = selectors.class_mastery([student])
     return render(
         request,
@@ -166,7 +160,7 @@ def class_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     school_class = _taught_class(request, pk)
     if fmt not in ("csv", "xlsx"):
         raise Http404
-    students = _students_absorbed(school_class)
+    students = class_students(school_class)
     data = selectors.class_progress_table(students)
     name = f"progress-{slugify(school_class.name) or pk}.{fmt}"
     if fmt == "xlsx":
@@ -181,7 +175,7 @@ def class_weeks_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     school_class = _taught_class(request, pk)
     if fmt not in ("csv", "xlsx"):
         raise Http404
-    data = selectors.weekly_table(selectors.class_mastery_weekly(_students_absorbed(school_class)))
+    data = selectors.weekly_table(selectors.class_mastery_weekly(class_students(school_class)))
     name = f"progress-weeks-{slugify(school_class.name) or pk}.{fmt}"
     if fmt == "xlsx":
         return spreadsheets.xlsx_response(data.headers, data.rows, filename=name, title=_("Progress by week"))

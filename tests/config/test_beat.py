@@ -12,6 +12,7 @@ def test_every_scheduled_sweep_is_a_registered_task() -> None:
         "lms.classes.tasks.assignments_due_sweep_task",
         "lms.lti.tasks.scores_sweep",
         "lms.lti.tasks.progress_columns_sweep",
+        "lms.progress.tasks.namings_absorb_sweep_task",
         "content.tasks.jobs_sweep_task",
         "games.quiz.tasks.quizzes_sweep_task",
         "games.tasks.knowledge_balance_sweep_task",

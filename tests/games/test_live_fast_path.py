@@ -6,9 +6,9 @@ These tests prove that it stores exactly what the locked service would (the stor
 is what the stored log replays to, versions and action indexes are contiguous, the
 namings are the same rows), that refusals are answered from memory and store nothing,
 that a version written elsewhere is never overwritten (no lost update, with or without
-its change notice), that a game ends on it, and that what it must not do alone (the end
-of a Knowledge? game or a practice, a passed deadline, ``LIVE_FAST_PATH = False``) goes
-to the locked service (``services.session_act``), spied on to tell the paths apart.
+its change notice), that a game of guests ends on it, and that what it must not do alone
+(the end of a Knowledge? game, a practice or a game of signed-in students, a passed deadline,
+``LIVE_FAST_PATH = False``) goes to the locked service (``services.session_act``), spied on to tell the paths apart.
 
 PostgreSQL only (``live.enabled``): elsewhere the tests skip, and under CI=true they fail.
 Each test runs on the in-memory channel layer and on Redis, as ``tests/games/test_live.py``.
@@ -28,6 +28,8 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.db import connection
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from games import live, selectors, services
@@ -330,13 +332,9 @@ def test_a_class_duel_takes_the_fast_path_and_its_lobby_hears_of_each_action(tea
     assert counts != [state.cards_per_player] * 2
 
 
-def test_a_whole_duel_over_sockets_ends_on_the_fast_path_as_the_locked_service_ends_it(teacher, locked):
-    """The same moves on a twin session through the locked service store the same rows."""
-    ala, olek = UserFactory(first_name="Ala"), UserFactory(first_name="Olek")
-    assets, setup = library_links(), znajznak_setup(cards_per_player=3)  # a longer game
-    session, twin = (duel_started(teacher, ala, olek, assets=assets, setup=setup) for _ in range(2))
+def played_over_sockets(session: GameSession, clients: dict[str, Client]) -> list[tuple[str, dict[str, Any]]]:
+    """Play ``session`` to the end over one socket per player (by player id); the moves made."""
     played: list[tuple[str, dict[str, Any]]] = []
-    clients = {"p1": signed_in(ala), "p2": signed_in(olek)}
 
     async def scenario() -> None:
         sockets = {player: socket(session, client) for player, client in clients.items()}
@@ -347,8 +345,11 @@ def test_a_whole_duel_over_sockets_ends_on_the_fast_path_as_the_locked_service_e
             await communicator.disconnect()
 
     async_to_sync(scenario)()
+    return played
 
-    assert locked == []
+
+def assert_twin_stores_the_same(session: GameSession, twin: GameSession, played: list[Any]) -> None:
+    """The same moves on ``twin`` through the locked service store the same rows."""
     session = assert_stored_as_the_log_replays(session)
     assert session.status == GameSession.Status.FINISHED and session.finished_at is not None
     assert znajznak.is_terminal(znajznak.state_from_dict(session.state))
@@ -364,7 +365,43 @@ def test_a_whole_duel_over_sockets_ends_on_the_fast_path_as_the_locked_service_e
     assert {n[3] is None for n in namings} == {True, False}
 
 
-# --- refusals -----------------------------------------------------------------------------------
+def test_a_whole_duel_of_guests_over_sockets_ends_on_the_fast_path_as_the_locked_service_ends_it(
+    teacher, locked
+):
+    assets, setup = library_links(), znajznak_setup(cards_per_player=3)  # a longer game
+    session, twin = (
+        create_session(teacher, seed=7, assets=assets, setup=setup, allow_guests=True) for _ in range(2)
+    )
+    clients = {"p1": Client(), "p2": Client()}
+    for nickname, client in zip(("Ala", "Olek"), clients.values(), strict=True):
+        client.post(reverse("games:join_code", args=[session.join_code]), {"nickname": nickname})
+        services.session_join(session=twin, nickname=nickname)
+    session, twin = (services.session_start(session=s, by=teacher) for s in (session, twin))
+    assert not live.signed_in_players(list(session.participants.all()))
+    played = played_over_sockets(session, clients)
+
+    assert locked == []
+    assert_twin_stores_the_same(session, twin, played)
+
+
+def test_a_whole_duel_of_students_ends_by_the_one_service_and_their_namings_reach_their_memory(
+    teacher, locked
+):
+    """Every action but the last takes the fast path; the end goes to the one service, which
+    announces it: the students' namings are taken into their memory, no page opened."""
+    from lms.progress.models import Review
+
+    ala, olek = UserFactory(first_name="Ala"), UserFactory(first_name="Olek")
+    assets, setup = library_links(), znajznak_setup(cards_per_player=3)  # a longer game
+    session, twin = (duel_started(teacher, ala, olek, assets=assets, setup=setup) for _ in range(2))
+    played = played_over_sockets(session, {"p1": signed_in(ala), "p2": signed_in(olek)})
+
+    assert locked == played[-1:]
+    for student in (ala, olek):
+        linked = NamingRecord.objects.filter(session=session, user=student, symbol__isnull=False)
+        assert linked.exists()
+        assert Review.objects.filter(user=student, source="play").count() == linked.count()
+    assert_twin_stores_the_same(session, twin, played)
 
 
 def test_a_refused_action_is_answered_to_its_socket_only_and_stores_nothing(duel, locked):

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from games.models import PracticeAssignment
 from games.quiz.models import QuizAttempt
-from lms.classes import services
+from lms.classes import selectors, services
 from lms.classes.errors import ClassError
 from lms.lti.services import assignment_from_template
 from lms.models import Assignment, Grade, SchoolClass, Submission
@@ -24,7 +25,9 @@ from tests.lms.factories_classes import (
     practice_play,
     quiz_answer,
     quiz_homework,
+    soon,
 )
+from tests.writes import get_writing
 
 
 def signed_in(user: Any) -> Client:
@@ -556,3 +559,70 @@ def test_a_single_attempt_used_up_is_told_in_the_singular(school_class, teacher,
     with translation.override("pl"), pytest.raises(ClassError) as refusal:
         services.submission_start(assignment=homework, student=student)
     assert "jedyne podejście" in str(refusal.value)
+
+
+# --- reads never write (issue 17) ------------------------------------------------------------------
+
+
+def _overdue_in_progress(school_class: SchoolClass, teacher: Any, student: Any, title: str) -> Submission:
+    """A quiz homework whose due time has just passed with the student's attempt in progress:
+    no due-time task ran yet (none runs in a test), nor the sweep."""
+    homework = quiz_homework(
+        school_class, knowledge_quiz(teacher, (3, 1)), due_at=soon(minutes=60), title=title
+    )
+    submission = services.submission_start(assignment=homework, student=student)
+    past = timezone.now() - timedelta(minutes=1)
+    Assignment.objects.filter(pk=homework.pk).update(due_at=past)
+    QuizAttempt.objects.filter(pk=submission.quiz_attempt_id).update(deadline=past)
+    return submission
+
+
+def test_the_class_gradebook_only_reads_and_shows_an_overdue_attempt_as_being_graded(
+    school_class, teacher, student
+):
+    submission = _overdue_in_progress(school_class, teacher, student, "Quiz 1")
+    response, writes = get_writing(signed_in(teacher), reverse("lms:class", args=[school_class.pk]))
+    assert (response.status_code, writes) == (200, [])
+    assert "one being graded at the due time" in response.content.decode()
+    submission.refresh_from_db()
+    assert submission.status == "in_progress"  # the due-time task or the sweep grades it
+
+
+def test_my_homework_list_only_reads_and_shows_an_overdue_attempt_as_done_being_graded(
+    school_class, teacher, student
+):
+    _overdue_in_progress(school_class, teacher, student, "Quiz 1")
+    response, writes = get_writing(signed_in(student), reverse("lms:homework"))
+    assert (response.status_code, writes) == (200, [])
+    page = response.content.decode()
+    assert "Being graded at the due time" in page and "In progress: resume" not in page
+    [item] = selectors.homework_of(student)
+    assert (item.state, item.being_graded, item.in_progress) == ("done", True, False)
+
+
+def test_opening_one_homework_grades_that_homework_only(school_class, teacher, student):
+    """The teacher opens a homework just after its due time and sees its grades; another
+    overdue homework of the class waits for its due-time task or the sweep."""
+    opened = _overdue_in_progress(school_class, teacher, student, "Quiz 1")
+    other = _overdue_in_progress(school_class, teacher, student, "Quiz 2")
+    url = reverse("lms:assignment", args=[school_class.pk, opened.assignment_id])
+    assert signed_in(teacher).get(url).status_code == 200
+    opened.refresh_from_db(), other.refresh_from_db()
+    assert (opened.status, other.status) == ("graded", "in_progress")
+
+    student_url = reverse("lms:homework_detail", args=[other.assignment_id])
+    assert signed_in(student).get(student_url).status_code == 200
+    other.refresh_from_db()
+    assert other.status == "graded"
+
+
+def test_opening_a_homework_with_no_attempt_in_progress_writes_nothing(school_class, teacher, student):
+    submission = _overdue_in_progress(school_class, teacher, student, "Quiz 1")
+    services.assignment_open(assignment=submission.assignment)
+    pages = [
+        (teacher, reverse("lms:assignment", args=[school_class.pk, submission.assignment_id])),
+        (student, reverse("lms:homework_detail", args=[submission.assignment_id])),
+    ]
+    for user, url in pages:
+        response, writes = get_writing(signed_in(user), url)
+        assert (response.status_code, writes) == (200, []), url

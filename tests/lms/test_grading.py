@@ -213,7 +213,9 @@ def test_a_due_time_days_away_is_reached_in_hops_shorter_than_the_visibility_tim
     assert len(calls) == 2 and calls[1] <= timezone.now() + hop < due
 
 
-def test_the_student_page_grades_due_work_without_a_worker(teacher, student, client):
+def test_opening_the_homework_grades_due_work_without_a_worker(teacher, student, client):
+    """The list of homework only reads (it shows the attempt as being graded); opening the
+    homework grades it at the due time."""
     homework = practice_homework(
         class_with_students(teacher, student), due_at=timezone.now() + timedelta(hours=1)
     )
@@ -222,11 +224,14 @@ def test_the_student_page_grades_due_work_without_a_worker(teacher, student, cli
     Assignment.objects.filter(pk=homework.pk).update(due_at=timezone.now())  # due now, after the naming
     client.force_login(student)
     response = client.get("/classes/homework/")
-    assert response.status_code == 200
+    assert response.status_code == 200 and "Being graded at the due time" in response.content.decode()
+    submission.refresh_from_db()
+    assert submission.status == Submission.Status.IN_PROGRESS
+    assert client.get(f"/classes/homework/{homework.pk}/").status_code == 200
     submission.refresh_from_db()
     assert submission.status == Submission.Status.GRADED and submission.graded_at_due
     assert submission.score == Decimal("2.50")
-    assert "Score: 2.50 / 10" in response.content.decode()
+    assert "Score: 2.50 / 10" in client.get("/classes/homework/").content.decode()
 
 
 def test_the_game_goes_on_but_a_later_finish_does_not_regrade(teacher, student):

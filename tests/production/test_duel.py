@@ -137,11 +137,12 @@ import json
 from content.demo.loader import DEMO_SET
 from content.models import SymbolSet
 from games import services
+from games.play.znajznak.services import znajznak_setup_from_symbol_set
 from lms.models import User
 given = json.loads({given!r})
 teacher = User.objects.get(username=given["teacher"])
 first, second = (User.objects.get(username=name) for name in given["players"])
-setup, assets = services.znajznak_setup_from_symbol_set(
+setup, assets = znajznak_setup_from_symbol_set(
     symbol_set=SymbolSet.objects.get(slug=DEMO_SET[0]), cards_per_player=4
 )
 made = []

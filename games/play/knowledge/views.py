@@ -142,15 +142,15 @@ def knowledge_solo(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def knowledge_results(request: HttpRequest, pk: int) -> HttpResponse:
-    """After the game: every card played, front and back, with the team's guesses; the
-    guesses are kept for the players' progress."""
+    """After the game: every card played, front and back, with the team's guesses. Only
+    reads: the end of the game kept the guesses for the players' progress
+    (``services.knowledge_game_end``)."""
     session = get_object_or_404(GameSession, pk=pk, game="knowledge")
     participant = _participant(request, session)
     if participant is None:
         raise Http404
     if session.status != GameSession.Status.FINISHED:
         return redirect("games:session", pk=session.pk)
-    services.knowledge_progress_record(session=session)
     state = session.state or {}
     cards = {card["id"]: card for card in state.get("cards", [])}
     plays = [

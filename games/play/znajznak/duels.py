@@ -135,6 +135,7 @@ def class_round_start(*, run: ClassRun, by: Any) -> list[ClassDuel]:
                 duel.session.status = GameSession.Status.FINISHED
                 duel.session.finished_at = now
                 duel.session.save(update_fields=["status", "finished_at", "updated"])
+                services.session_finished_announce(duel.session)
             # Whoever still watches an old duel follows on to the new round.
             services.session_publish_on_commit(duel.session)
         duels = []
@@ -198,4 +199,5 @@ def class_run_finish(*, run: ClassRun, by: Any) -> None:
                 session.status = GameSession.Status.FINISHED
                 session.finished_at = now
                 session.save(update_fields=["status", "finished_at", "updated"])
+                services.session_finished_announce(session)
                 services.session_publish_on_commit(session)

@@ -19,6 +19,7 @@ from games.play.knowledge.services import KnowledgeOptions, SessionError
 from games.replay import log_replay, session_log
 from lms.progress.models import MemoryState, Review
 from tests.factories import KnowledgeQuestionFactory, TeacherFactory, UserFactory
+from tests.writes import get_writing
 
 pytestmark = pytest.mark.django_db
 
@@ -248,8 +249,9 @@ def test_a_solo_game_is_played_to_the_end_and_the_guesses_count_for_progress(boa
     session.refresh_from_db()
     assert session.status == "finished"
     guessed = [p for p in session.state["history"] if p["guess_correct"] is not None]
-    page = client.get(reverse("games:knowledge_results", args=[session.pk]))
+    page, writes = get_writing(client, reverse("games:knowledge_results", args=[session.pk]))
     assert page.status_code == 200 and "Front 0?" in page.content.decode()
+    assert writes == []  # the end of the game kept the guesses: the page only reads
     assert Review.objects.filter(user=student).count() == len(guessed)
     right = sum(p["guess_correct"] for p in guessed)
     assert sum(state.correct for state in MemoryState.objects.filter(user=student)) == right
@@ -257,7 +259,7 @@ def test_a_solo_game_is_played_to_the_end_and_the_guesses_count_for_progress(boa
         f"knowledge:{q.pk}" for q in pool
     }
     # Recording twice adds nothing.
-    client.get(reverse("games:knowledge_results", args=[session.pk]))
+    services.knowledge_progress_record(session=session)
     assert Review.objects.filter(user=student).count() == len(guessed)
 
 

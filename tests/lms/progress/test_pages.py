@@ -207,3 +207,41 @@ def test_a_students_page_shows_their_mastery_by_period_and_by_theme(
     assert "By theme" in page and "Symbole narodowe" in page
     assert response.context["theme_chart"] is not None  # drawn, as on the class's page
     assert "Mastery by theme" in str(response.context["theme_chart"])
+
+
+# --- reads never write ----------------------------------------------------------------------------
+
+
+def test_progress_pages_only_read_namings_in_play_wait_for_their_game_or_the_sweep(
+    teacher: Any, student: Any, school_class: Any, symbols: dict[str, Any]
+) -> None:
+    """Issue 17: opening a page takes nobody's namings in: their game's end or the sweep does."""
+    from games.models import NamingRecord
+    from lms.progress.models import MemoryState, NamingWatermark, Review
+    from tests.games.test_sessions import create_session
+    from tests.writes import get_writing
+
+    session = create_session(teacher, seed=3)
+    NamingRecord.objects.create(
+        session=session,
+        user=student,
+        action_index=1,
+        symbol=symbols["orzel"],
+        correct=True,
+        symbol_key="k",
+        symbol_name="n",
+        dont_know=False,
+    )
+    pk = school_class.pk
+    pages = [
+        (student, reverse("progress:mine")),
+        (teacher, reverse("progress:class", args=[pk])),
+        (teacher, reverse("progress:class_student", args=[pk, student.pk])),
+        (teacher, reverse("progress:class_export", args=[pk, "csv"])),
+        (teacher, reverse("progress:class_export", args=[pk, "xlsx"])),
+        (teacher, reverse("progress:class_weeks_export", args=[pk, "csv"])),
+    ]
+    for user, url in pages:
+        response, writes = get_writing(signed_in(user), url)
+        assert (response.status_code, writes) == (200, []), url
+    assert not (MemoryState.objects.exists() or Review.objects.exists() or NamingWatermark.objects.exists())
