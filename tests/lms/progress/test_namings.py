@@ -107,12 +107,13 @@ def test_namings_of_duels_the_teacher_ends_reach_memory(teacher, django_capture_
     """The teacher ends the class's duels mid-game: their namings go to memory as at a game's end."""
     from games import services as games
     from games.engines import znajznak
+    from games.play.znajznak import duels
 
-    run = games.class_run_create(facilitator=teacher, deck=linked_deck(teacher))
+    run = duels.class_run_create(facilitator=teacher, deck=linked_deck(teacher))
     users = [UserFactory(), UserFactory()]
     for user in users:
         games.session_join(session=run.lobby, user=user)
-    [duel] = games.class_round_start(run=run, by=teacher)
+    [duel] = duels.class_round_start(run=run, by=teacher)
     session = duel.session
     symbol = znajznak.common_symbol(znajznak.state_from_dict(session.state), "p1")
     games.session_apply_action(
@@ -123,7 +124,7 @@ def test_namings_of_duels_the_teacher_ends_reach_memory(teacher, django_capture_
     assert namer in users and not Review.objects.exists()
 
     with django_capture_on_commit_callbacks(execute=True):
-        games.class_run_finish(run=run, by=teacher)
+        duels.class_run_finish(run=run, by=teacher)
 
     assert Review.objects.filter(user=namer, source="play").count() == _linked(namer) == 1
 
