@@ -11,11 +11,13 @@ first instead:
 * the process keeps a **live table** per session it plays: the session row as read at the
   start (setup, assets, timer: they do not change while a game runs), the participants
   and the engine state of the newest version it knows (:class:`LiveTable`);
-* an action is applied to that state in memory; a refusal (a STOP that lost the race, a
-  wrong symbol) is answered without touching the database;
+* an action is applied to that state in memory by ``actions.action_stored``, which decides
+  what it stores for the locked service too; a refusal (a STOP that lost the race, a wrong
+  symbol) is answered without touching the database;
 * an accepted action is stored with **one** SQL statement that bumps the version only if
   it is still the one the table holds (optimistic concurrency) and, in the same
-  statement, inserts the ``ActionRecord`` and the namings (:func:`_write_statement`).
+  statement, inserts the ``ActionRecord`` and the namings (:func:`_write_statement`): the
+  same rows the locked service writes with the ORM, from the same decision.
 
 A socket that opens or resumes gets its payload from the table too (:func:`payload`).
 

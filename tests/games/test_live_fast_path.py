@@ -8,7 +8,9 @@ namings are the same rows), that refusals are answered from memory and store not
 that a version written elsewhere is never overwritten (no lost update, with or without
 its change notice), that a game ends on it, and that what it must not do alone (the end
 of a Knowledge? game or a practice, a passed deadline, ``LIVE_FAST_PATH = False``) goes
-to the locked service (``services.session_act``), spied on to tell the paths apart.
+to the locked service (``services.session_act``), spied on to tell the paths apart. The
+twin tests play a duel over sockets, and every golden log of a game a socket plays live,
+through both writers and compare the rows they store.
 
 PostgreSQL only (``live.enabled``): elsewhere the tests skip, and under CI=true they fail.
 Each test runs on the in-memory channel layer and on Redis, as ``tests/games/test_live.py``.
