@@ -7,15 +7,15 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self) -> None:
-        # Each game tells the session services what its end does and what its replay
-        # needs; games/services.py imports no game's module (the games import it).
-        from games import replay, services
+        # Each game tells what its end does (games/actions.py) and what its replay needs
+        # (games/replay.py); games/services.py imports no game's module (the games import it).
+        from games import actions, replay
         from games.models import GameSession
         from games.play.knowledge import services as knowledge
         from games.play.quiz_live import services as quiz_live
         from games.play.znajznak import practice
 
-        services.kind_end_effect_register(GameSession.Kind.PRACTICE, practice.practice_result_record)
-        services.end_effect_register("knowledge", knowledge.knowledge_game_end)
-        services.end_effect_register("quiz_live", quiz_live.quiz_live_attempts_record)
+        actions.kind_end_effect_register(GameSession.Kind.PRACTICE, practice.practice_result_record)
+        actions.end_effect_register("knowledge", knowledge.knowledge_game_end)
+        actions.end_effect_register("quiz_live", quiz_live.quiz_live_attempts_record)
         replay.replay_setup_register("knowledge", knowledge.replay_setup)

@@ -11,11 +11,13 @@ first instead:
 * the process keeps a **live table** per session it plays: the session row as read at the
   start (setup, assets, timer: they do not change while a game runs), the participants
   and the engine state of the newest version it knows (:class:`LiveTable`);
-* an action is applied to that state in memory; a refusal (a STOP that lost the race, a
-  wrong symbol) is answered without touching the database;
+* an action is applied to that state in memory by ``actions.action_stored``, which decides
+  what it stores for the locked service too; a refusal (a STOP that lost the race, a wrong
+  symbol) is answered without touching the database;
 * an accepted action is stored with **one** SQL statement that bumps the version only if
   it is still the one the table holds (optimistic concurrency) and, in the same
-  statement, inserts the ``ActionRecord`` and the namings (:func:`_write_statement`).
+  statement, inserts the ``ActionRecord`` and the namings (:func:`_write_statement`): the
+  same rows the locked service writes with the ORM, from the same decision.
 
 A socket that opens or resumes gets its payload from the table too (:func:`payload`).
 
@@ -51,18 +53,17 @@ import json
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 import psycopg
 from django.conf import settings
 from django.db import connection, connections
-from django.utils import timezone
 from psycopg_pool import AsyncConnectionPool
 
 from content.models import Symbol
 
 from . import selectors, services, sockets, timers
+from .actions import Stored, action_stored
 from .database_threads import in_database_thread
 from .engines import engine_for
 from .models import ActionRecord, GameSession, NamingRecord, Participant
@@ -215,45 +216,40 @@ async def _act_on(
         if timers.deadline_passed(session):
             return None  # the time is up (note c): the one service ends the game
         player_id = participant.engine_player
-        action = services.clock_stamp(session.game, action)
-        state = table.engine.apply_action(table.state, player_id, action)  # a refusal raises here
-        ended = table.engine.is_terminal(state)
-        if ended and (services.end_has_effects(session) or signed_in_players(table.participants)):
+        # A refusal raises here.
+        stored = action_stored(
+            session,
+            table.engine,
+            table.state,
+            player_id,
+            action,
+            participants=table.participants,
+            from_client=True,
+        )
+        if stored.end_effects or (stored.ended and signed_in_players(table.participants)):
             table_forget(session.pk)
             # The end has results to store (homework, practice), or students' namings to
             # take into their memory: the one service ends the game and announces it.
             return None
-        rows = services.naming_rows(
-            session, table.state, state, action_index=session.version, participants=table.participants
-        )
-        now = timezone.now()
         statement = _write_statement(
-            session.pk,
-            session.version,
-            player_id or "",
-            action,
-            table.state_json(state),
-            rows,
-            ended_at=now if ended else None,
-            now=now,
-            lobby_id=table.lobby_id,
+            session.pk, stored, table.state_json(stored.state), lobby_id=table.lobby_id
         )
         row = await _statements().write(*statement)
         written = row is not None and row[0] == 1
-        if not written or ended:
+        if not written or stored.ended:
             table_forget(session.pk)  # a finished game is never played again
         if not written:
             return _MovedOn()  # the version moved on, or the statement failed
         assert row is not None
         alone = bool(row[1])  # no other process holds a socket of this game
-        table.state = state
-        session.version += 1
-        if ended:
-            session.status, session.finished_at = GameSession.Status.FINISHED, now
-        broadcast = selectors.session_broadcast(session=session, participants=table.participants, state=state)
+        table.state = stored.state
+        stored.session_update(session)
+        broadcast = selectors.session_broadcast(
+            session=session, participants=table.participants, state=stored.state
+        )
     assert broadcast is not None  # a game or a class duel always has one
     notice = services.session_notice(version=session.version, broadcast=broadcast)
-    notice["applied"] = {"player": player_id, "action": action}  # other processes' tables follow it
+    notice["applied"] = {"player": player_id, "action": stored.action}  # other processes' tables follow it
     notice["origin"] = sockets.PROCESS  # for this process's sockets directly (``games.sockets``)
     if alone:
         notice["local"] = True  # and for no one else: the consumer does not publish it
@@ -355,29 +351,22 @@ def _table_load(session_id: int) -> LiveTable | None:
 
 
 def _write_statement(
-    session_id: int,
-    version: int,
-    player_id: str,
-    action: dict[str, Any],
-    state: str,
-    namings: list[NamingRecord],
-    *,
-    ended_at: datetime | None,
-    now: datetime,
-    lobby_id: int | None = None,
+    session_id: int, stored: Stored, state: str, *, lobby_id: int | None = None
 ) -> tuple[str, list[Any]]:
-    """The statement that stores version ``version + 1`` of a running session if ``version``
-    is still the stored one: the state, the ``ActionRecord`` and the namings, and with
-    ``ended_at`` the end of the game, all or nothing. It returns one row: the count of
-    sessions written (1 or 0), whether the row names no other process than this one
-    (``live_processes``: then nobody else needs the notice, ``games.sockets``), and the
-    version of the class lobby ``lobby_id`` (``None`` without one)."""
+    """The statement that stores ``stored`` (``actions.action_stored``) as version
+    ``stored.version`` of a running session if ``stored.index`` is still the stored version:
+    ``state`` (the new state's JSON), the ``ActionRecord`` and the namings, and the end of
+    the game, all or nothing. It returns one row: the count of sessions written (1 or 0),
+    whether the row names no other process than this one (``live_processes``: then nobody
+    else needs the notice, ``games.sockets``), and the version of the class lobby
+    ``lobby_id`` (``None`` without one)."""
     quote = connection.ops.quote_name
     sessions, actions = GameSession._meta.db_table, ActionRecord._meta.db_table
-    status = GameSession.Status.FINISHED if ended_at else GameSession.Status.RUNNING
-    params: list[Any] = [state, now, status, ended_at, session_id, version]
+    version, now, namings = stored.index, stored.at, stored.namings
+    status = GameSession.Status.FINISHED if stored.ended else GameSession.Status.RUNNING
+    params: list[Any] = [state, now, status, now if stored.ended else None, session_id, version]
     params += [GameSession.Status.RUNNING, json.dumps([sockets.PROCESS])]
-    params += [version, player_id, json.dumps(action), now]
+    params += [version, stored.player_id, json.dumps(stored.action), now]
     namings_sql = ""
     if namings:
         column = {name: quote(NamingRecord._meta.get_field(name).column) for name in NAMING_COLUMNS}

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import json
 import secrets
-import time
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -23,11 +22,11 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from content.models import Symbol
 from games import selectors, timers
+from games.actions import END_EFFECTS, KIND_END_EFFECTS, action_stored
 from games.engines import engine_for
 from games.engines.base import IllegalAction, InvalidAction, InvalidSetup
 from games.signals import session_finished
@@ -319,77 +318,48 @@ def session_apply_action(
     with transaction.atomic():
         session = GameSession.objects.select_for_update().get(pk=session_id)
         engine = _engine(session.game)
-        if from_client:
-            action = clock_stamp(session.game, action)
         if timers.deadline_passed(session):
             # Note c: the time ran out before this action came; the timer ends the game instead.
             state = session_apply_locked(session, engine, None, dict(timers.TIME_UP_ACTION))
         else:
-            state = session_apply_locked(session, engine, player_id, action)
+            state = session_apply_locked(session, engine, player_id, action, from_client=from_client)
         return session.version, engine.player_view(state, player_id)
 
 
 def session_apply_locked(
-    session: GameSession, engine: Any, player_id: str | None, action: dict[str, Any]
+    session: GameSession,
+    engine: Any,
+    player_id: str | None,
+    action: dict[str, Any],
+    *,
+    from_client: bool = False,
 ) -> Any:
-    """Apply one cleaned action to ``session``, locked by the caller; store it and its effects."""
-    if session.status == GameSession.Status.LOBBY:
-        raise IllegalAction(_("The game has not started yet."))
-    if session.status == GameSession.Status.FINISHED:
-        raise IllegalAction(_("The game is over."))
-    if session.state is None:
+    """Apply one cleaned action to ``session``, locked by the caller; store it and its effects.
+
+    What it stores is ``actions.action_stored``'s, as on the fast path (``live.act``).
+    """
+    if session.state is None and session.status == GameSession.Status.RUNNING:
         # A class lobby runs its duels elsewhere; it is never played itself.
         raise IllegalAction(_("This is the class lobby: the games are played in the duels."))
-    before = engine.state_from_dict(session.state)
-    state = engine.apply_action(before, player_id, action)
-    ActionRecord.objects.create(
-        session=session, index=session.version, player_id=player_id or "", action=action
-    )
     participants = list(session.participants.order_by("joined_at", "id"))
-    _namings_record(session, before, state, action_index=session.version, participants=participants)
-    session.state = state.to_dict()
-    session.version += 1
-    fields = ["state", "version", "updated"]
-    if engine.is_terminal(state):
-        session.status = GameSession.Status.FINISHED
-        session.finished_at = timezone.now()
-        fields += ["status", "finished_at"]
-    session.save(update_fields=fields)
-    if engine.is_terminal(state) and end_has_effects(session):
-        _end_effects(session, state)
-    if engine.is_terminal(state):
+    before = engine.state_from_dict(session.state) if session.state is not None else None
+    stored = action_stored(
+        session, engine, before, player_id, action, participants=participants, from_client=from_client
+    )
+    ActionRecord.objects.create(
+        session=session, index=stored.index, player_id=stored.player_id, action=stored.action
+    )
+    _namings_record(stored.namings)
+    session.state = stored.state.to_dict()
+    session.save(update_fields=["state", *stored.session_update(session)])
+    if stored.end_effects:
+        _end_effects(session, stored.state)
+    if stored.ended:
         session_finished_announce(session)
     session_publish_on_commit(
-        session, selectors.session_broadcast(session=session, participants=participants, state=state)
+        session, selectors.session_broadcast(session=session, participants=participants, state=stored.state)
     )
-    return state
-
-
-def end_has_effects(session: GameSession) -> bool:
-    """Whether the end of ``session`` stores more than its status and last action: a
-    practice's result, a Knowledge? game's grade where it was set as homework, a live
-    quiz's attempts (whatever its kind or its game registered)."""
-    return session.kind in KIND_END_EFFECTS or session.game in END_EFFECTS
-
-
-#: What the end of a game does beyond its session, by game: a record, the students' grades.
-#: Each game's own services register theirs (``games.apps.GamesConfig.ready``), so this
-#: module names no game and imports none of ``games/play/``.
-END_EFFECTS: dict[str, Callable[..., Any]] = {}
-#: What the end of a session of a kind does first, by kind: a practice's result, kept for
-#: the student (``games/play/znajznak/practice.py``).
-KIND_END_EFFECTS: dict[str, Callable[..., Any]] = {}
-
-
-def end_effect_register(game: str, effect: Callable[..., Any]) -> None:
-    """``effect(session=...)`` runs in the transaction that ends each ``game`` session."""
-    END_EFFECTS[game] = effect
-
-
-def kind_end_effect_register(kind: str, effect: Callable[..., Any]) -> None:
-    """``effect(session=..., state=...)`` runs in the transaction that ends each session of
-    ``kind`` (``GameSession.Kind``), before its game's effect."""
-    KIND_END_EFFECTS[kind] = effect
+    return stored.state
 
 
 def _end_effects(session: GameSession, state: Any) -> None:
@@ -407,84 +377,18 @@ def session_finished_announce(session: GameSession) -> None:
     session_finished.send(sender=GameSession, session=session)
 
 
-def _namings_record(
-    session: GameSession,
-    before: Any,
-    after: Any,
-    *,
-    action_index: int,
-    participants: list[Participant] | None = None,
-) -> None:
-    """Record the namings ``after`` has beyond ``before`` (the engine's ``namings`` only grow).
-
-    ``participants``: the session's, when the caller has them already.
-    """
-    if participants is None:
-        participants = list(session.participants.all())
-    rows = naming_rows(session, before, after, action_index=action_index, participants=participants)
-    if rows:
-        # A symbol deleted from the library since the deck was built keeps its snapshot.
-        existing = set(
-            Symbol.objects.filter(pk__in={r.symbol_id for r in rows if r.symbol_id}).values_list(
-                "pk", flat=True
-            )
-        )
-        for row in rows:
-            if row.symbol_id not in existing:
-                row.symbol_id = None
-        NamingRecord.objects.bulk_create(rows)
-
-
-def naming_rows(
-    session: GameSession, before: Any, after: Any, *, action_index: int, participants: list[Participant]
-) -> list[NamingRecord]:
-    """The unsaved rows of the namings ``after`` has beyond ``before``, one per student's naming.
-
-    Bots' namings are not a student's and get no row. ``symbol_id`` is the deck's link to
-    the library, not yet checked against it (the caller does, in its own statement).
-    """
-    new = list(getattr(after, "namings", ()))[len(getattr(before, "namings", ())) :]
-    if not new:
-        return []
-    people = {p.player_id: p for p in participants if p.player_id and p.role != Participant.Role.BOT}
-    symbols = session.assets.get("symbols", {})
-    names = session.setup.get("names", {})
-    rows = []
-    for naming in new:
-        participant = people.get(naming.player)
-        if participant is None:
-            continue
-        symbol_id = symbols.get(naming.symbol)
-        key = naming.symbol
-        rows.append(
-            NamingRecord(
-                session=session,
-                participant=participant,
-                user_id=participant.user_id,
-                action_index=action_index,
-                symbol_id=symbol_id if isinstance(symbol_id, int) else None,
-                symbol_key=key[:64],
-                symbol_number=int(key[-3:]) if key[-3:].isascii() and key[-3:].isdigit() else None,
-                symbol_name=str(names.get(key, {}).get("name", ""))[:200],
-                text=(naming.text or "")[:200],
-                correct=naming.correct,
-                dont_know=naming.dont_know,
-            )
-        )
-    return rows
-
-
-#: Games whose actions carry the server's wall clock (``at``): Activity's hourglass, the times
-#: of the live quiz's questions and answers.
-CLOCKED_GAMES = frozenset({"activity", "quiz_live"})
-
-
-def clock_stamp(game: str, action: dict[str, Any]) -> dict[str, Any]:
-    """A browser's action gets the server's clock, never its own (a skewed hourglass)."""
-    action = {key: value for key, value in action.items() if key != "at"}
-    if game in CLOCKED_GAMES:
-        action["at"] = round(time.time(), 3)
-    return action
+def _namings_record(rows: list[NamingRecord]) -> None:
+    """Store an action's namings (``actions.naming_rows``); a symbol deleted from the library
+    since the deck was built keeps its snapshot, without the link."""
+    if not rows:
+        return
+    existing = set(
+        Symbol.objects.filter(pk__in={r.symbol_id for r in rows if r.symbol_id}).values_list("pk", flat=True)
+    )
+    for row in rows:
+        if row.symbol_id not in existing:
+            row.symbol_id = None
+    NamingRecord.objects.bulk_create(rows)
 
 
 def action_clean(action: Any) -> dict[str, Any]:

@@ -8,7 +8,9 @@ namings are the same rows), that refusals are answered from memory and store not
 that a version written elsewhere is never overwritten (no lost update, with or without
 its change notice), that a game of guests ends on it, and that what it must not do alone
 (the end of a Knowledge? game, a practice or a game of signed-in students, a passed deadline,
-``LIVE_FAST_PATH = False``) goes to the locked service (``services.session_act``), spied on to tell the paths apart.
+``LIVE_FAST_PATH = False``) goes to the locked service (``services.session_act``), spied on
+to tell the paths apart. The twin tests play a duel over sockets, and every golden log of a
+game a socket plays live, through both writers and compare the rows they store.
 
 PostgreSQL only (``live.enabled``): elsewhere the tests skip, and under CI=true they fail.
 Each test runs on the in-memory channel layer and on Redis, as ``tests/games/test_live.py``.
@@ -32,7 +34,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import live, selectors, services
+from games import actions, live, selectors, services
 from games.engines import engine_for, znajznak
 from games.engines.base import IllegalAction
 from games.models import GameSession, NamingRecord, Participant
@@ -74,7 +76,8 @@ def require_postgresql() -> None:
 
 require_postgresql()
 
-KNOWLEDGE_GOLDEN = Path(__file__).parent / "engines" / "golden" / "knowledge_basic.json"
+GOLDEN = Path(__file__).parent / "engines" / "golden"
+KNOWLEDGE_GOLDEN = GOLDEN / "knowledge_basic.json"
 
 
 # --- fixtures --------------------------------------------------------------------------------
@@ -404,6 +407,100 @@ def test_a_whole_duel_of_students_ends_by_the_one_service_and_their_namings_reac
     assert_twin_stores_the_same(session, twin, played)
 
 
+#: Every golden log of a game a plain session plays live (ZnajZnak, Know, Activity, Knowledge?),
+#: with the kinds of session it is played in: ZnajZnak also as a class run's duel.
+TWIN_LOGS = [
+    *((name, GameSession.Kind.GAME) for name in sorted(p.stem for p in GOLDEN.glob("*.json"))),
+    ("znajznak_duel", GameSession.Kind.CLASS_DUEL),
+]
+
+
+def golden_session(
+    teacher: Any, golden: dict[str, Any], kind: str, users: dict[str, Any]
+) -> tuple[GameSession, dict[str, Any]]:
+    """A running session of ``golden``'s setup and seed, its players (``users``, by the log's
+    player ids) seated under the log's ids (the facilitator acts as ``"facilitator"`` or as no
+    one); its participants by player id."""
+    session = services.session_create(
+        facilitator=teacher,
+        game=golden["game"],
+        variant=golden["variant"],
+        setup=golden["setup"],
+        seed=golden["seed"],
+        kind=kind,
+    )
+    seats: dict[str | None, Participant] = {None: session.participants.get()}
+    seats["facilitator"] = seats[None]
+    for player_id, user in users.items():
+        seats[player_id] = Participant.objects.create(
+            session=session,
+            user=user,
+            nickname=player_id,
+            role=Participant.Role.PLAYER,
+            player_id=player_id,
+        )
+    engine = engine_for(golden["game"])
+    state = engine.new_game(golden["setup"], seed=golden["seed"], variant=golden["variant"])
+    GameSession.objects.filter(pk=session.pk).update(state=state.to_dict(), status=GameSession.Status.RUNNING)
+    return stored(session), seats
+
+
+@pytest.mark.parametrize(("log", "kind"), TWIN_LOGS)
+def test_every_golden_log_stores_the_same_rows_on_the_fast_path_as_through_the_locked_service(
+    teacher, monkeypatch, log, kind
+):
+    """The twin test: each game a socket plays on the fast path, its golden log played action by
+    action through ``live.act`` (the consumer's first try; the locked service where it declines)
+    and on a twin session through ``services.session_apply_action``: the same state, version,
+    status, action records and namings. The server's clock (``at``, Activity) is the log's."""
+    golden = json.loads((GOLDEN / f"{log}.json").read_text())
+    clock = {"now": 0.0}
+    monkeypatch.setattr(actions, "time", type("Clock", (), {"time": staticmethod(lambda: clock["now"])}))
+    moves = []
+    for number, entry in enumerate(golden["actions"]):
+        action = {key: value for key, value in entry.items() if key != "player"}
+        moves.append((entry.get("player"), action, action.get("at", 1_800_000_000.0 + number)))
+    players = sorted({entry.get("player") for entry in golden["actions"]} - {None, "facilitator"})
+    users = {player_id: UserFactory(first_name=player_id.title()) for player_id in players}
+    session, seats = golden_session(teacher, golden, kind, users)
+    twin, twin_seats = golden_session(teacher, golden, kind, users)
+    locked: list[int] = []
+
+    async def play() -> None:
+        for number, (player, action, at) in enumerate(moves):
+            clock["now"] = at
+            if await live.act(seats[player], action) is None:
+                locked.append(number)
+                clock["now"] = at
+                act = database_sync_to_async(services.session_act)
+                await act(participant=seats[player], action=action)
+
+    async_to_sync(play)()
+    for player, action, at in moves:
+        clock["now"] = at
+        services.session_act(participant=twin_seats[player], action=action)
+
+    # Only an end leaves the fast path: one with effects (a Knowledge? game's grade), or any
+    # end of a game of signed-in students (the one service announces it: their namings).
+    engine = engine_for(golden["game"])
+    ended = engine.is_terminal(engine.state_from_dict(stored(session).state))
+    leaves = ended and (
+        actions.end_has_effects(session) or live.signed_in_players(list(session.participants.all()))
+    )
+    assert locked == ([len(moves) - 1] if leaves else [])
+    session, twin = assert_stored_as_the_log_replays(session), stored(twin)
+    assert session.state == twin.state
+    assert session.version == twin.version == len(moves)
+    assert session.status == twin.status
+    assert (session.finished_at is None) == (twin.finished_at is None)
+    assert stored_records(session) == stored_records(twin)
+    if golden["game"] == "znajznak":  # the namings were compared, not two empty lists
+        assert stored_records(session)[1]
+
+
+# --- refusals -----------------------------------------------------------------------------------
+
+
 def test_a_refused_action_is_answered_to_its_socket_only_and_stores_nothing(duel, locked):
     session = duel["session"]
     state = znajznak.state_from_dict(session.state)
@@ -644,7 +741,7 @@ def test_a_spectator_who_joins_during_an_action_is_in_the_next_payloads(duel):
 def test_only_a_practice_or_a_knowledge_game_has_an_end_with_effects():
     Kind = GameSession.Kind
     ends = {
-        (kind, game): services.end_has_effects(GameSession(kind=kind, game=game))
+        (kind, game): actions.end_has_effects(GameSession(kind=kind, game=game))
         for kind in (Kind.GAME, Kind.PRACTICE, Kind.CLASS_DUEL)
         for game in ("znajznak", "knowledge", "activity")
     }

@@ -308,7 +308,7 @@ def _question_card(card_id: str) -> bool:
 
 
 def knowledge_game_end(*, session: GameSession) -> None:
-    """When a Knowledge? game ends (``games.services.END_EFFECTS``): every guess counts for
+    """When a Knowledge? game ends (``games.actions.END_EFFECTS``): every guess counts for
     progress, whether or not anybody opens the results page afterwards (the record is
     idempotent: the page adds nothing), then a homework it was played for hears of it."""
     knowledge_progress_record(session=session)

@@ -387,7 +387,7 @@ def test_a_clock_sent_by_a_browser_is_replaced_by_the_servers(db: Any) -> None:
     """Any action path (socket, POST) stamps Activity's ``at`` itself; other games drop it."""
     import time as clock
 
-    from games.services import clock_stamp
+    from games.actions import clock_stamp
 
     before = clock.time()
     stamped = clock_stamp("activity", {"type": "start_timer", "at": 1.0})
