@@ -11,8 +11,9 @@ class ProgressConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not at the top: the services import models, which exist only once
         # the app registry is ready.
-        from games.signals import item_answered
+        from games.signals import item_answered, items_answered
 
-        from .services import item_answered_receive
+        from .services import item_answered_receive, items_answered_receive
 
         item_answered.connect(item_answered_receive, dispatch_uid="progress.item_answered")
+        items_answered.connect(items_answered_receive, dispatch_uid="progress.items_answered")
