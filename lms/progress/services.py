@@ -77,7 +77,7 @@ def _memory_apply(state: MemoryState, score: float, at: datetime) -> None:
 
 
 #: The columns ``memory_review_many`` writes back: every field ``_memory_apply`` sets.
-_MEMORY_FIELDS = [
+MEMORY_FIELDS = [
     "card",
     "due",
     "stability",
@@ -136,7 +136,7 @@ def memory_review_many(
         changed[(user.pk, item_key)] = state
         reviews.append(Review(user=user, item_key=item_key, correct=score, reviewed_at=at, source=source))
         keys_of.setdefault(user.pk, []).append(item_key)
-    MemoryState.objects.bulk_update(list(changed.values()), _MEMORY_FIELDS)
+    MemoryState.objects.bulk_update(list(changed.values()), MEMORY_FIELDS)
     Review.objects.bulk_create(reviews)
     for user_pk, item_keys in keys_of.items():
         memory_reviewed.send(
