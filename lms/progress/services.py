@@ -136,7 +136,14 @@ def memory_review_many(
         changed[(user.pk, item_key)] = state
         reviews.append(Review(user=user, item_key=item_key, correct=score, reviewed_at=at, source=source))
         keys_of.setdefault(user.pk, []).append(item_key)
-    MemoryState.objects.bulk_update(list(changed.values()), MEMORY_FIELDS)
+    # Written back as one upsert of rows that all exist and are locked: Django's
+    # ``bulk_update`` builds a CASE per field and row, seconds of Python for a class.
+    MemoryState.objects.bulk_create(
+        list(changed.values()),
+        update_conflicts=True,
+        unique_fields=["user", "item_key"],
+        update_fields=MEMORY_FIELDS,
+    )
     Review.objects.bulk_create(reviews)
     for user_pk, item_keys in keys_of.items():
         memory_reviewed.send(
