@@ -113,12 +113,13 @@ def memory_review_many(
     users = {user.pk: user for user, _key, _correct in answers}
     keys = {item_key for _user, item_key, _correct in answers}
     now = timezone.now()
-    # Every row first, so one statement can lock them all; a row another answer creates
-    # meanwhile is kept (the unique constraint), as ``_locked_state`` does one at a time.
+    # Every row first (in one order, as the lock below), so one statement can lock them all;
+    # a row another answer creates meanwhile is kept (the unique constraint), as
+    # ``_locked_state`` does one at a time.
     MemoryState.objects.bulk_create(
         [
             MemoryState(user_id=user_pk, item_key=item_key, due=now, last_reviewed=now, card={})
-            for user_pk, item_key in {(user.pk, key) for user, key, _correct in answers}
+            for user_pk, item_key in sorted({(user.pk, key) for user, key, _correct in answers})
         ],
         ignore_conflicts=True,
     )
