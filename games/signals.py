@@ -30,3 +30,8 @@ session_finished = Signal()
 #: ``knowledge:<pk>``, ``know:<pk>``, ``question:<pk>``), ``correct`` (a bool or a fraction in [0, 1]),
 #: ``reviewed_at`` (when it was answered, or None for now) and ``source`` (``"quiz"`` or ``"play"``).
 item_answered = Signal()
+
+#: Many answers at once (the end of a live quiz): ``answers``, a list of ``(user, item_key,
+#: correct)``, with ``reviewed_at`` and ``source`` as for ``item_answered``.  A receiver
+#: treats it as one ``item_answered`` per answer, in the list's order, done in bulk.
+items_answered = Signal()

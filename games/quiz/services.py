@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -28,7 +28,7 @@ from games.engines.base import rng_for
 from games.models import GameSession
 from games.play.know.services import know_questions_keep
 from games.services import SessionError, join_code_new
-from games.signals import item_answered, quiz_attempt_graded
+from games.signals import item_answered, items_answered, quiz_attempt_graded
 
 from . import selectors, tasks
 from .models import KIND_LABELS, Quiz, QuizAttempt, QuizItem, QuizResponse
@@ -695,17 +695,7 @@ def _grade_locked(attempt: QuizAttempt, *, submitted_at: datetime, now: datetime
                 attempt=attempt, item=item, answer={}, saved_at=submitted_at
             )
         engine_item = item.as_engine_item()
-        result = engine.grade(engine_item, response.answer)
-        if result.needs_marking and self_marked:
-            result = dataclasses.replace(result, needs_marking=False)  # scored 0: wrong
-        needs_marking = result.needs_marking and response.teacher_mark is None
-        score = response.teacher_mark if response.teacher_mark is not None else result.score
-        response.score = None if needs_marking else score
-        response.needs_marking = result.needs_marking
-        response.feedback = [
-            {"label": p.label, "correct": p.correct, "given": p.given, "expected": p.expected}
-            for p in result.parts
-        ]
+        needs_marking, score = _response_grade(engine_item, response, self_marked=self_marked)
         if not needs_marking and not response.reviewed:
             fraction = score / item.points if item.points else 0.0
             _review(attempt, engine_item, response.answer, fraction, now)
@@ -724,22 +714,130 @@ def _grade_locked(attempt: QuizAttempt, *, submitted_at: datetime, now: datetime
     return attempt
 
 
-def _review(attempt: QuizAttempt, item: engine.Item, answer: Any, fraction: float, now: datetime) -> None:
-    """Tell progress about each subject of one graded item (keys progress knows only)."""
+def _response_grade(
+    engine_item: engine.Item, response: QuizResponse, *, self_marked: bool
+) -> tuple[bool, float]:
+    """Grade one response in hand (score, feedback; not saved): whether it waits for the
+    teacher's mark, and its score."""
+    result = engine.grade(engine_item, response.answer)
+    if result.needs_marking and self_marked:
+        result = dataclasses.replace(result, needs_marking=False)  # scored 0: wrong
+    needs_marking = result.needs_marking and response.teacher_mark is None
+    score = response.teacher_mark if response.teacher_mark is not None else result.score
+    response.score = None if needs_marking else score
+    response.needs_marking = result.needs_marking
+    response.feedback = [
+        {"label": p.label, "correct": p.correct, "given": p.given, "expected": p.expected}
+        for p in result.parts
+    ]
+    return needs_marking, score
+
+
+def _review_results(item: engine.Item, answer: Any, fraction: float) -> list[tuple[str, float]]:
+    """What progress hears of one graded item: each subject it knows, and how right."""
     if item.kind in engine.SPLIT_KINDS:
         results = engine.subject_results(item, answer)
     else:
         results = {subject: fraction for subject in item.subjects}
-    for subject, correct in results.items():
-        if selectors.progress_key(subject):
-            item_answered.send(
-                sender=QuizAttempt,
-                user=attempt.student,
-                item_key=subject,
-                correct=max(0.0, min(1.0, correct)),
-                reviewed_at=now,
-                source="quiz",
+    return [
+        (subject, max(0.0, min(1.0, correct)))
+        for subject, correct in results.items()
+        if selectors.progress_key(subject)
+    ]
+
+
+def _review(attempt: QuizAttempt, item: engine.Item, answer: Any, fraction: float, now: datetime) -> None:
+    """Tell progress about each subject of one graded item (keys progress knows only)."""
+    for subject, correct in _review_results(item, answer, fraction):
+        item_answered.send(
+            sender=QuizAttempt,
+            user=attempt.student,
+            item_key=subject,
+            correct=correct,
+            reviewed_at=now,
+            source="quiz",
+        )
+
+
+def attempts_record(
+    *, quiz: Quiz, answers_of: Sequence[tuple[Any, Mapping[int, Any]]], now: datetime | None = None
+) -> list[QuizAttempt]:
+    """One attempt per student, started, answered and handed in at once: a class's results.
+
+    ``answers_of`` holds ``(student, answers)`` pairs, ``answers`` as ``attempt_submit``
+    takes them.  The attempts, responses, grades and signals are those of ``attempt_start``
+    then ``attempt_submit`` for each student in turn, but the statements do not grow with
+    the answers: the attempts and their responses are inserted in bulk, each item is read
+    once, and progress hears every answer in one ``items_answered``.  Refused as a whole
+    (``QuizError``, nothing written) if the quiz is not open to every student or an answer
+    is not one the item takes.
+    """
+    now = now or timezone.now()
+    if quiz.status != Quiz.Status.PUBLISHED or quiz.state != BuildState.DONE:
+        raise QuizError("not_published", _("This quiz is not open yet."))
+    if quiz.student_id is not None and any(quiz.student_id != student.pk for student, _a in answers_of):
+        raise QuizError("not_yours", _("This quiz was made for another student."))
+    items = list(QuizItem.objects.filter(quiz_id=quiz.pk).order_by("position"))
+    engine_items = {item.pk: item.as_engine_item() for item in items}
+    self_marked = bool((quiz.options or {}).get(SELF_MARKED))
+    attempts: list[QuizAttempt] = []
+    responses_of: list[list[QuizResponse]] = []
+    reviews: list[tuple[Any, str, float]] = []
+    for student, answers in answers_of:
+        clean_of = {}
+        for item_id, answer in answers.items():
+            if item_id not in engine_items:
+                raise QuizError("bad_item", _("This item is not part of the quiz."))
+            try:
+                clean_of[item_id] = engine.answer_clean(engine_items[item_id], answer)
+            except engine.InvalidAnswer as error:
+                raise QuizError("bad_answer", str(error)) from error
+        responses = []
+        total = 0.0
+        waiting = False
+        for item in items:
+            clean = clean_of.get(item.pk, {})
+            answered = item.pk in clean_of and _answered(clean)
+            response = QuizResponse(
+                item=item, answer=clean, saved_at=now, first_answered_at=now if answered else None
             )
+            engine_item = engine_items[item.pk]
+            needs_marking, score = _response_grade(engine_item, response, self_marked=self_marked)
+            if not needs_marking:
+                fraction = score / item.points if item.points else 0.0
+                reviews.extend(
+                    (student, key, correct) for key, correct in _review_results(engine_item, clean, fraction)
+                )
+                response.reviewed = True
+            responses.append(response)
+            waiting = waiting or needs_marking
+            total += 0.0 if needs_marking else float(score)
+        attempts.append(
+            QuizAttempt(
+                quiz=quiz,
+                student=student,
+                started_at=now,
+                deadline=None,
+                submitted_at=now,
+                score=round(total, 2),
+                max_score=sum(item.points for item in items),
+                graded_at=None if waiting else now,
+                status=QuizAttempt.Status.MARKING if waiting else QuizAttempt.Status.GRADED,
+            )
+        )
+        responses_of.append(responses)
+    with transaction.atomic():
+        QuizAttempt.objects.bulk_create(attempts)
+        for attempt, responses in zip(attempts, responses_of, strict=True):
+            for response in responses:
+                response.attempt = attempt
+        QuizResponse.objects.bulk_create([response for responses in responses_of for response in responses])
+        if reviews:
+            items_answered.send(sender=QuizAttempt, answers=reviews, reviewed_at=now, source="quiz")
+        for attempt in attempts:
+            if attempt.status == QuizAttempt.Status.GRADED:
+                quiz_attempt_graded.send(sender=QuizAttempt, attempt=attempt)
+    return attempts
 
 
 def attempt_mark(*, response: QuizResponse, mark: float, by: Any, now: datetime | None = None) -> QuizAttempt:

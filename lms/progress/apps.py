@@ -11,9 +11,10 @@ class ProgressConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not at the top: the services import models, which exist only once
         # the app registry is ready.
-        from games.signals import item_answered, session_finished
+        from games.signals import item_answered, items_answered, session_finished
 
-        from .services import item_answered_receive, session_finished_receive
+        from .services import item_answered_receive, items_answered_receive, session_finished_receive
 
         item_answered.connect(item_answered_receive, dispatch_uid="progress.item_answered")
+        items_answered.connect(items_answered_receive, dispatch_uid="progress.items_answered")
         session_finished.connect(session_finished_receive, dispatch_uid="progress.session_finished")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -30,24 +31,11 @@ def memory_review(
     source: str = Review.Source.QUIZ,
 ) -> MemoryState:
     """Schedule ``item_key`` for ``user`` after one answer (FSRS; see ``memory.rating_for``)."""
-    if not ITEM_KEY.fullmatch(item_key):
-        raise ValueError(
-            f"not an item key: {item_key!r} "
-            "(expected symbol:<id>, knowledge:<id>, know:<id> or question:<id>)"
-        )
+    _item_key_check(item_key)
     at = reviewed_at or timezone.now()
     score = float(correct)
     state = _locked_state(user, item_key)
-    first = state.reviews == 0
-    updated = memory.review(None if first else state.card, score, at)
-    state.card = updated.card
-    state.due = updated.due
-    state.stability = updated.stability
-    state.difficulty = updated.difficulty
-    state.reviews += 1
-    state.correct += score
-    state.last_reviewed = at if first else max(at, state.last_reviewed)
-    state.last_correct = score
+    _memory_apply(state, score, at)
     state.save()
     Review.objects.create(user=user, item_key=item_key, correct=score, reviewed_at=at, source=source)
     memory_reviewed.send(sender=MemoryState, user=user, item_key=item_key)
@@ -66,6 +54,117 @@ def item_answered_receive(
 ) -> None:
     """``games.signals.item_answered``: one answer in a quiz or in play (``ProgressConfig.ready``)."""
     memory_review(user=user, item_key=item_key, correct=correct, reviewed_at=reviewed_at, source=source)
+
+
+def _item_key_check(item_key: str) -> None:
+    if not ITEM_KEY.fullmatch(item_key):
+        raise ValueError(
+            f"not an item key: {item_key!r} "
+            "(expected symbol:<id>, knowledge:<id>, know:<id> or question:<id>)"
+        )
+
+
+def _memory_apply(state: MemoryState, score: float, at: datetime) -> None:
+    """One answer on the row in hand (FSRS); the caller saves it."""
+    first = state.reviews == 0
+    updated = memory.review(None if first else state.card, score, at)
+    state.card = updated.card
+    state.due = updated.due
+    state.stability = updated.stability
+    state.difficulty = updated.difficulty
+    state.reviews += 1
+    state.correct += score
+    state.last_reviewed = at if first else max(at, state.last_reviewed)
+    state.last_correct = score
+
+
+#: The columns ``memory_review_many`` writes back: every field ``_memory_apply`` sets.
+MEMORY_FIELDS = [
+    "card",
+    "due",
+    "stability",
+    "difficulty",
+    "reviews",
+    "correct",
+    "last_reviewed",
+    "last_correct",
+]
+
+
+@transaction.atomic
+def memory_review_many(
+    *,
+    answers: Sequence[tuple[Any, str, bool | float]],
+    reviewed_at: datetime | None = None,
+    source: str = Review.Source.QUIZ,
+) -> list[MemoryState]:
+    """``memory_review`` for many answers at once, ``(user, item_key, correct)`` in order.
+
+    The states, reviews and ``memory_reviewed`` receivers' effects are those of one
+    ``memory_review`` per answer in the same order, but a class's answers at the end of a
+    live quiz cost a fixed handful of statements: the rows are read and locked in one
+    statement (created first where an item is new) and written back in one, and
+    ``memory_reviewed`` is sent once per student (``item_keys``: every item answered), so
+    the LMS refreshes each student's columns once.  Returns the states changed.
+    """
+    for _user, item_key, _correct in answers:
+        _item_key_check(item_key)
+    if not answers:
+        return []
+    at = reviewed_at or timezone.now()
+    users = {user.pk: user for user, _key, _correct in answers}
+    keys = {item_key for _user, item_key, _correct in answers}
+    now = timezone.now()
+    # Every row first (in one order, as the lock below), so one statement can lock them all;
+    # a row another answer creates meanwhile is kept (the unique constraint), as
+    # ``_locked_state`` does one at a time.
+    MemoryState.objects.bulk_create(
+        [
+            MemoryState(user_id=user_pk, item_key=item_key, due=now, last_reviewed=now, card={})
+            for user_pk, item_key in sorted({(user.pk, key) for user, key, _correct in answers})
+        ],
+        ignore_conflicts=True,
+    )
+    locked = (
+        MemoryState.objects.select_for_update().filter(user_id__in=users, item_key__in=keys).order_by("pk")
+    )
+    states = {(state.user_id, state.item_key): state for state in locked}
+    changed: dict[tuple[int, str], MemoryState] = {}
+    reviews = []
+    keys_of: dict[int, list[str]] = {}
+    for user, item_key, correct in answers:
+        score = float(correct)
+        state = states[(user.pk, item_key)]
+        _memory_apply(state, score, at)
+        changed[(user.pk, item_key)] = state
+        reviews.append(Review(user=user, item_key=item_key, correct=score, reviewed_at=at, source=source))
+        keys_of.setdefault(user.pk, []).append(item_key)
+    # Written back as one upsert of rows that all exist and are locked: Django's
+    # ``bulk_update`` builds a CASE per field and row, seconds of Python for a class.
+    MemoryState.objects.bulk_create(
+        list(changed.values()),
+        update_conflicts=True,
+        unique_fields=["user", "item_key"],
+        update_fields=MEMORY_FIELDS,
+    )
+    Review.objects.bulk_create(reviews)
+    for user_pk, item_keys in keys_of.items():
+        memory_reviewed.send(
+            sender=MemoryState, user=users[user_pk], item_key=item_keys[-1], item_keys=item_keys
+        )
+    return list(changed.values())
+
+
+def items_answered_receive(
+    sender: Any,
+    *,
+    answers: Sequence[tuple[Any, str, bool | float]],
+    reviewed_at: datetime | None,
+    source: str,
+    **kwargs: Any,
+) -> None:
+    """``games.signals.items_answered``: a class's answers at once (``ProgressConfig.ready``)."""
+    memory_review_many(answers=answers, reviewed_at=reviewed_at, source=source)
 
 
 def _locked_state(user: Any, item_key: str) -> MemoryState:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from content.models import BuildState
@@ -82,7 +81,8 @@ def quiz_live_attempts_record(*, session: GameSession) -> list[QuizAttempt]:
     with the session locked.  Every student with an account in a team gets an attempt at
     the quiz holding their team's answers (the team's latest answer to each question
     asked; a question never asked is not answered), graded like any attempt, so homework
-    grades, LMS passback and reviews follow (``games.quiz.services.attempt_submit``).
+    grades, LMS passback and reviews follow (``games.quiz.services.attempts_record``, the
+    same as ``attempt_submit`` for each student, in a bounded number of statements).
     A student counts once however often their phone reconnected: one participant per
     account, and the attempts made are remembered in the session's assets, so recording
     again adds nothing.  Guests play but have no account to be graded in.
@@ -101,25 +101,26 @@ def quiz_live_attempts_record(*, session: GameSession) -> list[QuizAttempt]:
         .select_related("user")
         .order_by("joined_at", "id")
     )
-    attempts = []
-    now = timezone.now()
+    answers_of: dict[str, tuple[Any, dict[int, Any]]] = {}
     for participant in students:
         key = str(participant.user_id)
         team = team_of.get(participant.player_id)
-        if team is None or key in made:
+        if team is None or key in made or key in answers_of:
             continue
         answers = {}
         for asked in state.asked:
             given = next((answer for answer in asked.answers if answer.team == team), None)
             if given is not None and asked.number <= len(item_pks):
                 answers[item_pks[asked.number - 1]] = dict(given.answer)
-        try:
-            attempt = quiz_services.attempt_start(quiz=quiz, student=participant.user, now=now)
-        except quiz_services.QuizError:
-            continue  # the quiz is no longer open (unpublished, deleted items): no grade
-        attempt = quiz_services.attempt_submit(attempt=attempt, answers=answers, now=now)
+        answers_of[key] = (participant.user, answers)
+    try:
+        # The whole class at once: the statements do not grow with the answers, so the
+        # teacher's "end" does not keep the class waiting.
+        attempts = quiz_services.attempts_record(quiz=quiz, answers_of=list(answers_of.values()))
+    except quiz_services.QuizError:
+        attempts = []  # the quiz is no longer open (unpublished, deleted items): no grade
+    for key, attempt in zip(answers_of, attempts, strict=False):
         made[key] = attempt.pk
-        attempts.append(attempt)
     session.assets = {**session.assets, "attempts": made}
     session.save(update_fields=["assets", "updated"])
     return attempts

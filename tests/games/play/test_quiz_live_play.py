@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 from asgiref.sync import async_to_sync
 from django.contrib.auth.models import Group
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from games import consumers, services
@@ -337,3 +339,25 @@ def test_the_attempts_are_announced_as_graded_so_homework_grades_and_the_lms_fol
     finally:
         quiz_attempt_graded.disconnect(dispatch_uid="test-quiz-live-graded")
     assert sorted(graded) == sorted(user.pk for user in live.users.values())
+
+
+def statements_to_end(students: int) -> int:
+    live = start_live(students=students, team_count=2)
+    teams = live.state().teams
+    live.act(live.teacher, {"type": "open_question"})
+    live.act(live.phones[teams[0].players[0]], {"type": "answer", "question": 1, "answer": {"choice": "a"}})
+    live.act(live.phones[teams[1].players[0]], {"type": "answer", "question": 1, "answer": {"choice": "b"}})
+    live.act(live.teacher, {"type": "close_question"})
+    with CaptureQueriesContext(connection) as queries:
+        response = live.act(live.teacher, {"type": "end_game"})
+    assert response.status_code == 200, response.content
+    assert QuizAttempt.objects.filter(quiz_id=live.session.assets["quiz"]).count() == students
+    return len(queries)
+
+
+def test_ending_the_quiz_costs_statements_that_grow_by_a_few_a_student_and_none_an_answer() -> None:
+    two, six = statements_to_end(2), statements_to_end(6)
+    # The homework gradebook looks each attempt up (3 statements with its savepoint); the
+    # answers, responses and memories are written in bulk, whatever their number.
+    assert six - two <= 3 * 4, (two, six)
+    assert six < 80, six

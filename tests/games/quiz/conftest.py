@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from django.test import Client
 from PIL import Image
 
 from content.models import Period
+from games import signals
 from games.quiz import selectors, services
 from games.quiz.models import Quiz
 from tests.factories import KnowledgeQuestionFactory, SymbolFactory, ThemeFactory, symbol_set_with
@@ -137,3 +139,44 @@ def signed_in(user: Any) -> Client:
     client = Client()
     client.force_login(user)
     return client
+
+
+@pytest.fixture
+def reviews() -> Iterator[list[dict[str, Any]]]:
+    """Every answer the quiz reports to progress (``games.signals.item_answered``), as sent."""
+    calls: list[dict[str, Any]] = []
+
+    def record(sender: Any, **kwargs: Any) -> None:
+        calls.append({key: kwargs[key] for key in ("user", "item_key", "correct", "reviewed_at")})
+
+    signals.item_answered.connect(record, dispatch_uid="test.reviews")
+    yield calls
+    signals.item_answered.disconnect(dispatch_uid="test.reviews")
+
+
+@pytest.fixture
+def graded_reports() -> Iterator[list[Any]]:
+    """Every attempt the quiz reports graded (``games.signals.quiz_attempt_graded``)."""
+    calls: list[Any] = []
+
+    def record(sender: Any, *, attempt: Any, **kwargs: Any) -> None:
+        calls.append(attempt)
+
+    signals.quiz_attempt_graded.connect(record, dispatch_uid="test.graded_reports")
+    yield calls
+    signals.quiz_attempt_graded.disconnect(dispatch_uid="test.graded_reports")
+
+
+@pytest.fixture
+def know_quiz(teacher, django_capture_on_commit_callbacks) -> Quiz:
+    from games.engines.quiz import KnowEntry, Pool
+
+    pool = Pool(
+        know=(KnowEntry("know:7", "Kto dowodził?", ("Piłsudski",)), KnowEntry("know-game:1:2", "Gdzie?", ()))
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        quiz = services.quiz_create(
+            owner=teacher, title="Know", source=Quiz.Source.SESSION, pool=pool, total=2
+        )
+    quiz.refresh_from_db()
+    return services.quiz_publish(quiz=quiz, by=teacher)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.utils import timezone, translation
 
-from games import signals
 from games.models import GameSession, NamingRecord
 from games.quiz import selectors, services
 from games.quiz.models import Quiz, QuizAttempt, QuizItem, QuizResponse
@@ -17,32 +15,6 @@ from games.quiz.services import QuizError
 from tests.factories import TeacherFactory, UserFactory
 
 from .conftest import build
-
-
-@pytest.fixture
-def reviews() -> Iterator[list[dict[str, Any]]]:
-    """Every answer the quiz reports to progress (``games.signals.item_answered``), as sent."""
-    calls: list[dict[str, Any]] = []
-
-    def record(sender: Any, **kwargs: Any) -> None:
-        calls.append({key: kwargs[key] for key in ("user", "item_key", "correct", "reviewed_at")})
-
-    signals.item_answered.connect(record, dispatch_uid="test.reviews")
-    yield calls
-    signals.item_answered.disconnect(dispatch_uid="test.reviews")
-
-
-@pytest.fixture
-def graded_reports() -> Iterator[list[Any]]:
-    """Every attempt the quiz reports graded (``games.signals.quiz_attempt_graded``)."""
-    calls: list[Any] = []
-
-    def record(sender: Any, *, attempt: Any, **kwargs: Any) -> None:
-        calls.append(attempt)
-
-    signals.quiz_attempt_graded.connect(record, dispatch_uid="test.graded_reports")
-    yield calls
-    signals.quiz_attempt_graded.disconnect(dispatch_uid="test.graded_reports")
 
 
 def right_answer(item: QuizItem) -> dict[str, Any]:
@@ -474,21 +446,6 @@ def test_opening_an_overdue_attempt_grades_that_attempt_and_no_other(published_q
 
 
 # --- Know answers and the teacher's marks ----------------------------------------------------------
-
-
-@pytest.fixture
-def know_quiz(teacher, django_capture_on_commit_callbacks) -> Quiz:
-    from games.engines.quiz import KnowEntry, Pool
-
-    pool = Pool(
-        know=(KnowEntry("know:7", "Kto dowodził?", ("Piłsudski",)), KnowEntry("know-game:1:2", "Gdzie?", ()))
-    )
-    with django_capture_on_commit_callbacks(execute=True):
-        quiz = services.quiz_create(
-            owner=teacher, title="Know", source=Quiz.Source.SESSION, pool=pool, total=2
-        )
-    quiz.refresh_from_db()
-    return services.quiz_publish(quiz=quiz, by=teacher)
 
 
 def test_know_answers_off_the_best_wait_for_the_teachers_mark(

@@ -10,8 +10,9 @@ from django.utils import timezone
 
 from lms.progress import memory
 from lms.progress.models import MemoryState, Review
-from lms.progress.services import memory_review, namings_absorb
+from lms.progress.services import MEMORY_FIELDS, memory_review, memory_review_many, namings_absorb
 from lms.progress.services import memory_review as review_service
+from lms.progress.signals import memory_reviewed
 from tests.factories import SymbolFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -106,3 +107,65 @@ def test_namings_in_play_are_taken_in_once_oldest_first(student: Any, teacher: A
     NamingRecord.objects.create(action_index=5, symbol=right, correct=False, **common)
     assert namings_absorb(user=student) == 1
     assert MemoryState.objects.get(user=student, item_key=f"symbol:{right.pk}").reviews == 2
+
+
+def memories(user: Any) -> dict[str, Any]:
+    return {
+        state.item_key: {field: getattr(state, field) for field in MEMORY_FIELDS}
+        for state in MemoryState.objects.filter(user=user)
+    }
+
+
+def history(user: Any) -> list[Any]:
+    return list(
+        Review.objects.filter(user=user)
+        .order_by("pk")
+        .values_list("item_key", "correct", "reviewed_at", "source")
+    )
+
+
+def test_many_answers_at_once_leave_the_same_memories_and_reviews_as_one_at_a_time() -> None:
+    earlier = timezone.now() - timedelta(days=2)
+    at = timezone.now()
+    alone, together = UserFactory.create_batch(2), UserFactory.create_batch(2)
+    script = [
+        (0, "symbol:1", True),
+        (1, "symbol:1", 0.5),
+        (0, "knowledge:2", 0.0),
+        (0, "symbol:1", False),  # the same item twice in one go: the second builds on the first
+        (1, "question:3", 1.0),
+    ]
+    for users in (alone, together):
+        memory_review(user=users[0], item_key="symbol:1", correct=True, reviewed_at=earlier)
+    for n, key, correct in script:
+        memory_review(user=alone[n], item_key=key, correct=correct, reviewed_at=at)
+    memory_review_many(answers=[(together[n], key, correct) for n, key, correct in script], reviewed_at=at)
+    for one, many in zip(alone, together, strict=True):
+        assert memories(many) == memories(one) and memories(one)
+        assert history(many) == history(one)
+
+
+def test_many_answers_tell_the_lms_once_per_student(django_capture_on_commit_callbacks: Any) -> None:
+    told: list[tuple[int, list[str]]] = []
+
+    def record(sender: Any, *, user: Any, item_keys: list[str] | None = None, **kwargs: Any) -> None:
+        told.append((user.pk, item_keys or []))
+
+    students = UserFactory.create_batch(3)
+    memory_reviewed.connect(record, dispatch_uid="test.memory_reviewed")
+    try:
+        with django_capture_on_commit_callbacks() as callbacks:
+            memory_review_many(
+                answers=[(student, f"symbol:{n}", True) for student in students for n in range(1, 6)]
+            )
+    finally:
+        memory_reviewed.disconnect(dispatch_uid="test.memory_reviewed")
+    assert told == [(student.pk, [f"symbol:{n}" for n in range(1, 6)]) for student in students]
+    assert len(callbacks) == 3  # the progress columns' refresh: one a student, not one an answer
+
+
+def test_a_malformed_item_key_among_many_refuses_them_all_and_writes_nothing() -> None:
+    student = UserFactory()
+    with pytest.raises(ValueError):
+        memory_review_many(answers=[(student, "symbol:1", True), (student, "symbol:x", True)])
+    assert not MemoryState.objects.exists() and not Review.objects.exists()
