@@ -18,6 +18,18 @@ from lms.models import Assignment
 from . import quizzes
 
 DATETIME_FORMAT = "%Y-%m-%dT%H:%M"
+#: The assignment's own fields, as the form shows them and the services take them.
+ASSIGNMENT_FIELDS = (
+    "title",
+    "instructions",
+    "kind",
+    "opens_at",
+    "due_at",
+    "max_attempts",
+    "policy",
+    "time_limit_minutes",
+    "points_possible",
+)
 
 
 class LocalDateTimeInput(forms.DateTimeInput):
@@ -161,20 +173,7 @@ class AssignmentForm(forms.Form):
     @staticmethod
     def initial_for(assignment: Assignment) -> dict[str, Any]:
         options = assignment.game_options or {}
-        initial: dict[str, Any] = {
-            name: getattr(assignment, name)
-            for name in (
-                "title",
-                "instructions",
-                "kind",
-                "opens_at",
-                "due_at",
-                "max_attempts",
-                "policy",
-                "time_limit_minutes",
-                "points_possible",
-            )
-        }
+        initial: dict[str, Any] = {name: getattr(assignment, name) for name in ASSIGNMENT_FIELDS}
         initial.update(
             {
                 key: options[key]
@@ -213,20 +212,7 @@ class AssignmentForm(forms.Form):
     def service_fields(self) -> dict[str, Any]:
         """The cleaned data as ``assignment_create`` / ``assignment_update`` take it."""
         data = self.cleaned_data
-        fields = {
-            name: data.get(name)
-            for name in (
-                "title",
-                "instructions",
-                "kind",
-                "opens_at",
-                "due_at",
-                "max_attempts",
-                "policy",
-                "time_limit_minutes",
-                "points_possible",
-            )
-        }
+        fields = {name: data.get(name) for name in ASSIGNMENT_FIELDS}
         if data.get("kind") == Assignment.Kind.QUIZ:
             fields["quiz"] = data.get("quiz")
             fields["game"] = ""

@@ -470,10 +470,12 @@ def test_worksheet_and_answer_key_are_pdfs_and_only_the_key_holds_the_answers(bu
     assert knowledge is None or knowledge.prompt["text"][:10] in texts["worksheet"]
 
 
-def test_marking_a_know_answer_from_the_page(teacher, student, django_capture_on_commit_callbacks):
+def know_answer_submitted(teacher, student, capture_on_commit):
+    """A published one-item Know quiz and the student's submitted attempt answering
+    "Marszałek" where "Piłsudski" is expected: the answer waits for the teacher's mark."""
     from games.engines.quiz import KnowEntry, Pool
 
-    with django_capture_on_commit_callbacks(execute=True):
+    with capture_on_commit(execute=True):
         quiz = services.quiz_create(
             owner=teacher,
             title="Know",
@@ -486,6 +488,11 @@ def test_marking_a_know_answer_from_the_page(teacher, student, django_capture_on
     attempt = services.attempt_start(quiz=quiz, student=student)
     services.attempt_answer_save(attempt=attempt, item_id=quiz.items.get().pk, answer={"text": "Marszałek"})
     services.attempt_submit(attempt=attempt)
+    return quiz, attempt
+
+
+def test_marking_a_know_answer_from_the_page(teacher, student, django_capture_on_commit_callbacks):
+    quiz, attempt = know_answer_submitted(teacher, student, django_capture_on_commit_callbacks)
     client = signed_in(teacher)
     page = client.get(reverse("quiz:detail", args=[quiz.pk])).content.decode()
     assert "Marszałek" in page
@@ -498,21 +505,7 @@ def test_marking_a_know_answer_from_the_page(teacher, student, django_capture_on
 def test_a_know_answer_waiting_for_the_teachers_mark_is_not_shown_as_wrong(
     teacher, student, django_capture_on_commit_callbacks
 ):
-    from games.engines.quiz import KnowEntry, Pool
-
-    with django_capture_on_commit_callbacks(execute=True):
-        quiz = services.quiz_create(
-            owner=teacher,
-            title="Know",
-            source="session",
-            pool=Pool(know=(KnowEntry("know:3", "Kto?", ("Piłsudski",)),)),
-            total=1,
-        )
-    quiz.refresh_from_db()
-    quiz = services.quiz_publish(quiz=quiz, by=teacher)
-    attempt = services.attempt_start(quiz=quiz, student=student)
-    services.attempt_answer_save(attempt=attempt, item_id=quiz.items.get().pk, answer={"text": "Marszałek"})
-    services.attempt_submit(attempt=attempt)
+    quiz, attempt = know_answer_submitted(teacher, student, django_capture_on_commit_callbacks)
     client = signed_in(student)
     url = reverse("quiz:attempt", args=[attempt.pk])
     page = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
