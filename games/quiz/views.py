@@ -15,7 +15,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.files.storage import default_storage
 from django.http import (
     FileResponse,
     Http404,
@@ -27,14 +26,12 @@ from django.http import (
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import escape
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config import limits
-from content.media import PICTURE_CSP, picture_response
 from content.packages.services import PackageExportError
 from games import selectors as game_selectors
 from games.engines import quiz as engine
@@ -44,6 +41,7 @@ from . import packages, printing, selectors, services
 from .answers import answer_text, explanation, knowledge_label
 from .forms import FollowupForm, PublishForm, QuizNewForm
 from .models import KIND_LABELS, Quiz, QuizAttempt, QuizItem, QuizResponse
+from .pictures import item_picture_response
 
 ANSWER_MAX_BYTES = 8192
 
@@ -443,21 +441,9 @@ def quiz_package(request: HttpRequest, pk: int) -> HttpResponseBase:
 
 
 def _picture_response(item: QuizItem, token: str) -> HttpResponseBase:
-    name = (item.key.get("pictures") or {}).get(token)
-    if not name:
+    response = item_picture_response(item.key.get("pictures"), token)
+    if response is None:
         raise Http404
-    if default_storage.exists(name):
-        # Unnamed, and an SVG without its words: the picture must not answer the item.
-        return picture_response(name)
-    response = HttpResponse(
-        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><rect width="100" height="100" '
-        f'fill="#f1f1f1" stroke="#1a1a1a" stroke-width="3"/><text x="50" y="60" font-size="28" '
-        f'text-anchor="middle" font-family="sans-serif">{escape(token)}</text></svg>',
-        content_type="image/svg+xml",
-    )
-    response["Content-Security-Policy"] = PICTURE_CSP
-    response["X-Content-Type-Options"] = "nosniff"
-    response["Cache-Control"] = "private, max-age=3600"
     return response
 
 

@@ -15,21 +15,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e import geometry
 from tests.e2e.browsing import open_page
-from tests.e2e.geometry import (
-    PHONE,
-    PROJECTOR_720,
-    PROJECTOR_1080,
-    PROJECTOR_BODY_PX,
-    PROJECTOR_NUMBER_PX,
-    TEACHER,
-    assert_fits,
-    assert_font_at_least,
-    assert_no_horizontal_overflow,
-    assert_no_page_scroll,
-    assert_tap_targets,
-    assert_uncovered_by_join_strip,
-)
 from tests.e2e.test_screens_znajznak import (
     OTHER_CARD,
     OWN_CARD,
@@ -43,10 +30,10 @@ from tests.e2e.test_screens_znajznak import (
 pytestmark = pytest.mark.e2e
 
 SIZES = {
-    "projector-1080": PROJECTOR_1080,
-    "projector-720": PROJECTOR_720,
-    "laptop": TEACHER,
-    "phone": PHONE,
+    "projector-1080": geometry.PROJECTOR_1080,
+    "projector-720": geometry.PROJECTOR_720,
+    "laptop": geometry.TEACHER,
+    "phone": geometry.PHONE,
 }
 
 
@@ -64,12 +51,12 @@ def class_round(site: Any, players: int) -> Any:
 
 def assert_cards_on_screen(page: Any, where: str) -> None:
     expect(page.locator(f"{OWN_CARD} button.symbol").first).to_be_visible()
-    own = assert_fits(page, OWN_CARD)
-    other = assert_fits(page, OTHER_CARD)
+    own = geometry.assert_fits(page, OWN_CARD)
+    other = geometry.assert_fits(page, OTHER_CARD)
     assert min(own.width, other.width) >= 160, f"{where}: cards of {own.width:.0f}/{other.width:.0f} px"
-    assert_tap_targets(page, f"{OWN_CARD} button.symbol, {OTHER_CARD} button.symbol")
-    assert_uncovered_by_join_strip(page, f"{OWN_CARD} button.symbol, {OTHER_CARD} button.symbol")
-    assert_no_horizontal_overflow(page)
+    geometry.assert_tap_targets(page, f"{OWN_CARD} button.symbol, {OTHER_CARD} button.symbol")
+    geometry.assert_uncovered_by_join_strip(page, f"{OWN_CARD} button.symbol, {OTHER_CARD} button.symbol")
+    geometry.assert_no_horizontal_overflow(page)
 
 
 def test_the_class_duels_overview_fits_every_screen(browsing, demo_users_site):
@@ -77,7 +64,7 @@ def test_the_class_duels_overview_fits_every_screen(browsing, demo_users_site):
     run = class_round(site, 8)
     url = f"{site.url}/games/sessions/{run.lobby_id}/"
 
-    teacher = signed_in(browsing, site.teacher, site.url, **PROJECTOR_1080)
+    teacher = signed_in(browsing, site.teacher, site.url, **geometry.PROJECTOR_1080)
     open_page(teacher, f"{url}?view=projector")
     expect(teacher.locator(".duels .duel")).to_have_count(4)
     shoot(teacher, "class-duels-projector")
@@ -87,22 +74,24 @@ def test_the_class_duels_overview_fits_every_screen(browsing, demo_users_site):
             open_page(teacher, f"{url}?view=normal")
         expect(teacher.locator(".duels .duel")).to_have_count(4)
         if name.startswith("projector"):
-            assert_no_page_scroll(teacher)
+            geometry.assert_no_page_scroll(teacher)
             for index in range(4):
-                assert_fits(teacher, f".duels .duel >> nth={index}")
+                geometry.assert_fits(teacher, f".duels .duel >> nth={index}")
         else:
             # Off the projector the overview may scroll below the round's state, but the
             # round's heading, its state and the first duel are on the first screen.
-            assert_fits(teacher, ".duels .duel >> nth=0")
-            assert_no_horizontal_overflow(teacher)
+            geometry.assert_fits(teacher, ".duels .duel >> nth=0")
+            geometry.assert_no_horizontal_overflow(teacher)
             shoot(teacher, f"class-duels-{name}")
-        assert_fits(teacher, "#board h2")
-        assert_uncovered_by_join_strip(teacher, ".duels .duel, .class-controls button, #board h2")
+        geometry.assert_fits(teacher, "#board h2")
+        geometry.assert_uncovered_by_join_strip(teacher, ".duels .duel, .class-controls button, #board h2")
         if name == "projector-1080":
-            assert_font_at_least(teacher, ".duels .duel h3", PROJECTOR_BODY_PX)
-            assert_font_at_least(teacher, ".duels .duel .counts li", PROJECTOR_BODY_PX)
-            assert_font_at_least(teacher, "#board .status-line", PROJECTOR_BODY_PX)
-            assert_font_at_least(teacher, ".join-strip.is-compact .join-code", PROJECTOR_NUMBER_PX)
+            geometry.assert_font_at_least(teacher, ".duels .duel h3", geometry.PROJECTOR_BODY_PX)
+            geometry.assert_font_at_least(teacher, ".duels .duel .counts li", geometry.PROJECTOR_BODY_PX)
+            geometry.assert_font_at_least(teacher, "#board .status-line", geometry.PROJECTOR_BODY_PX)
+            geometry.assert_font_at_least(
+                teacher, ".join-strip.is-compact .join-code", geometry.PROJECTOR_NUMBER_PX
+            )
         clean(browsing, teacher, f"class duels overview, {name}")
 
 

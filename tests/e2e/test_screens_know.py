@@ -13,22 +13,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e import geometry
 from tests.e2e.browsing import open_page
-from tests.e2e.geometry import (
-    PHONE,
-    PROJECTOR_720,
-    PROJECTOR_1080,
-    PROJECTOR_BODY_PX,
-    PROJECTOR_NUMBER_PX,
-    TEACHER,
-    assert_fits,
-    assert_font_at_least,
-    assert_no_horizontal_overflow,
-    assert_no_page_scroll,
-    assert_tap_targets,
-    assert_uncovered_by_join_strip,
-    resize_to,
-)
 from tests.e2e.test_screens_znajznak import clean, shoot, signed_in, students
 from tests.e2e.test_znajznak_duel import page_problems
 
@@ -80,9 +66,9 @@ def know_in_its_answers(site: Any) -> Any:
 def assert_answer_form_fits(page: Any, where: str) -> None:
     expect(page.locator(ANSWER_FORM).first).to_be_visible()
     shoot(page, f"know-{where}")
-    assert_fits(page, ANSWER_FORM)
-    assert_tap_targets(page, f"{ANSWER_FORM} button, {ANSWER_FORM} textarea")
-    assert_no_horizontal_overflow(page)
+    geometry.assert_fits(page, ANSWER_FORM)
+    geometry.assert_tap_targets(page, f"{ANSWER_FORM} button, {ANSWER_FORM} textarea")
+    geometry.assert_no_horizontal_overflow(page)
 
 
 def test_the_answer_form_fits_a_phone_and_the_round_fits_the_projector(browsing, demo_users_site):
@@ -90,44 +76,46 @@ def test_the_answer_form_fits_a_phone_and_the_round_fits_the_projector(browsing,
     session = know_in_its_answers(site)
     url = f"{site.url}/games/sessions/{session.pk}/"
 
-    phone = signed_in(browsing, site.students[0], site.url, **PHONE)
+    phone = signed_in(browsing, site.students[0], site.url, **geometry.PHONE)
     open_page(phone, url)
     assert_answer_form_fits(phone, "phone")
     clean(browsing, phone, "Know answers, phone")
     phone.set_viewport_size({"width": 740, "height": 360})
     assert_answer_form_fits(phone, "phone-landscape")
 
-    projector = signed_in(browsing, site.teacher, site.url, **PROJECTOR_1080)
+    projector = signed_in(browsing, site.teacher, site.url, **geometry.PROJECTOR_1080)
     open_page(projector, f"{site.url}/games/know/{session.pk}/projector?view=projector")
     expect(projector.locator(".know-round .know-question")).to_have_count(3)
     shoot(projector, "know-projector-1080")
-    assert_no_page_scroll(projector)
-    assert_font_at_least(projector, ".know-question-text", PROJECTOR_BODY_PX)
-    assert_font_at_least(projector, ".know-banner h2", PROJECTOR_BODY_PX)
-    assert_font_at_least(projector, ".join-strip.is-compact .join-code", PROJECTOR_NUMBER_PX)
-    assert_fits(projector, "[data-join-strip]")
-    assert_uncovered_by_join_strip(projector, ".know-round .know-question, .know-banner h2")
+    geometry.assert_no_page_scroll(projector)
+    geometry.assert_font_at_least(projector, ".know-question-text", geometry.PROJECTOR_BODY_PX)
+    geometry.assert_font_at_least(projector, ".know-banner h2", geometry.PROJECTOR_BODY_PX)
+    geometry.assert_font_at_least(
+        projector, ".join-strip.is-compact .join-code", geometry.PROJECTOR_NUMBER_PX
+    )
+    geometry.assert_fits(projector, "[data-join-strip]")
+    geometry.assert_uncovered_by_join_strip(projector, ".know-round .know-question, .know-banner h2")
     clean(browsing, projector, "Know projector, projector view 1080p")
-    resize_to(projector, PROJECTOR_720)
+    geometry.resize_to(projector, geometry.PROJECTOR_720)
     shoot(projector, "know-projector-720")
-    assert_no_page_scroll(projector)
+    geometry.assert_no_page_scroll(projector)
 
     # The facilitator's page: the toggle, and the controls on the screen in both views.
-    teacher = signed_in(browsing, site.teacher, site.url, **TEACHER)
+    teacher = signed_in(browsing, site.teacher, site.url, **geometry.TEACHER)
     open_page(teacher, url)
     expect(teacher.locator("body")).to_have_class("live")
     expect(teacher.locator(".know-controls")).to_be_visible()
     shoot(teacher, "know-facilitator-1366")
-    assert_fits(teacher, ".know-controls")
+    geometry.assert_fits(teacher, ".know-controls")
     clean(browsing, teacher, "Know facilitator, normal view")
     teacher.get_by_role("button", name="Projector view").click()
     expect(teacher.locator("html")).to_have_attribute("data-view", "projector")
-    teacher.set_viewport_size(PROJECTOR_1080["viewport"])
+    teacher.set_viewport_size(geometry.PROJECTOR_1080["viewport"])
     shoot(teacher, "know-facilitator-projector-1080")
-    assert_fits(teacher, ".know-controls")
-    assert_uncovered_by_join_strip(teacher, ".know-controls button, .know-banner h2")
-    assert_no_horizontal_overflow(teacher)
-    assert_font_at_least(teacher, ".know-banner h2", PROJECTOR_BODY_PX)
+    geometry.assert_fits(teacher, ".know-controls")
+    geometry.assert_uncovered_by_join_strip(teacher, ".know-controls button, .know-banner h2")
+    geometry.assert_no_horizontal_overflow(teacher)
+    geometry.assert_font_at_least(teacher, ".know-banner h2", geometry.PROJECTOR_BODY_PX)
     clean(browsing, teacher, "Know facilitator, projector view")
     for page in (phone, projector, teacher):
         assert not page_problems(browsing, page)
