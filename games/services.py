@@ -31,7 +31,15 @@ from games.engines import engine_for
 from games.engines.base import IllegalAction, InvalidAction, InvalidSetup
 from games.signals import session_finished
 
-from .models import ActionRecord, ClassRun, GameSession, NamingRecord, Participant, PracticeRun
+from .models import (
+    ActionRecord,
+    ClassRun,
+    GameSession,
+    NamingRecord,
+    Participant,
+    PracticeAssignment,
+    PracticeRun,
+)
 
 #: No 0/O, 1/I/L: a code read off a projector from the back row is typed right.
 JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -62,8 +70,24 @@ def join_code_normalise(text: str) -> str:
 
 
 def join_code_new() -> str:
-    """A fresh join code from the unambiguous alphabet (games and workshops share it)."""
-    return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+    """A fresh join code from the unambiguous alphabet (games and workshops share it) that no
+    open session and no practice holds.
+
+    The join form (``/games/join/<code>``) looks a code up among the open sessions first and
+    the practices next, so a new session must never take a practice's code: that practice's
+    link would open the session. After 20 taken draws the last one is returned, and the
+    caller's own uniqueness check refuses it.
+    """
+    code = ""
+    for _attempt in range(20):
+        code = "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+        taken = (
+            PracticeAssignment.objects.filter(code=code).exists()
+            or GameSession.objects.exclude(status=GameSession.Status.FINISHED).filter(join_code=code).exists()
+        )
+        if not taken:
+            break
+    return code
 
 
 def session_create(

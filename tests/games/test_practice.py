@@ -327,3 +327,17 @@ def test_the_bot_endpoint_answers_the_wait_or_the_new_view(assignment, student):
     moved = pupil.post(url, {"version": 0}, content_type="application/json")
     assert moved.status_code == 200 and moved.json()["version"] == 2
     assert Client().post(url, {"version": 2}, content_type="application/json").status_code == 403
+
+
+def test_a_new_game_never_takes_a_practices_code(assignment, teacher, monkeypatch):
+    """The join form looks a code up among the open sessions first: a session holding a
+    practice's code would take that practice's students into the wrong game."""
+    drawn = iter(assignment.code + "BBBBBB")
+    with monkeypatch.context() as patched:
+        patched.setattr(services.secrets, "choice", lambda alphabet: next(drawn))
+        session = create_session(teacher)
+
+    assert session.join_code == "BBBBBB"
+    response = signed_in(UserFactory()).get(reverse("games:join_code", args=[assignment.code]))
+    assert response.status_code == 302
+    assert response["Location"] == reverse("games:practice", kwargs={"code": assignment.code})
