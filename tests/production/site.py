@@ -72,12 +72,22 @@ class Production:
         out = self.manage("shell", "--no-imports", "-c", code)
         return json.loads(out.strip().splitlines()[-1])
 
-    def access_log_lines(self, pattern: str, *, at_least: int = 1, wait: float = 15.0) -> list[str]:
-        """nginx's access-log lines that match ``pattern``, waiting for ``at_least`` of them
-        (nginx logs a WebSocket when it closes)."""
+    def access_log_mark(self) -> int:
+        """Where nginx's access log ends now: ``access_log_lines(since=...)`` reads only what
+        comes after (the log outlives a run, and a new database numbers its games from 1 again)."""
+        return self.access_log.stat().st_size if self.access_log.exists() else 0
+
+    def access_log_lines(
+        self, pattern: str, *, at_least: int = 1, wait: float = 15.0, since: int = 0
+    ) -> list[str]:
+        """nginx's access-log lines after byte ``since`` that match ``pattern``, waiting for
+        ``at_least`` of them (nginx logs a WebSocket when it closes)."""
         deadline = time.monotonic() + wait
         while True:
-            lines = [x for x in self.access_log.read_text().splitlines() if re.search(pattern, x)]
+            with self.access_log.open("rb") as log:
+                log.seek(since)
+                text = log.read().decode("utf-8", errors="replace")
+            lines = [x for x in text.splitlines() if re.search(pattern, x)]
             if len(lines) >= at_least or time.monotonic() > deadline:
                 return lines
             time.sleep(0.5)

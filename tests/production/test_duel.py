@@ -18,6 +18,8 @@ import asyncio
 import json
 import re
 import ssl
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -65,6 +67,7 @@ def own_picture(page: Any, key: str) -> Any:
 def test_a_duel_over_wss_through_nginx_with_two_web_processes(production, people, browsing):
     url = production.url
     teacher, ala_login, kuba_login = people["teacher"], people["ala"], people["kuba"]
+    log_mark = production.access_log_mark()
 
     projector = browsing.new_page()
     sign_in(projector, url, teacher.username, teacher.password)
@@ -117,11 +120,15 @@ def test_a_duel_over_wss_through_nginx_with_two_web_processes(production, people
 
     # Three sockets of this game (projector and two students) were upgraded by nginx, all to
     # one web process; the pages themselves were served by both.
-    sockets = production.access_log_lines(rf'"GET /ws/sessions/{session_id}/ HTTP/1\.1" 101 ', at_least=3)
+    sockets = production.access_log_lines(
+        rf'"GET /ws/sessions/{session_id}/ HTTP/1\.1" 101 ', at_least=3, since=log_mark
+    )
     assert len(sockets) >= 3, sockets
     upstreams = {re.search(r"upstream=(\S+)", line).group(1) for line in sockets}
     assert len(upstreams) == 1, sockets
-    pages = production.access_log_lines(r'"GET /games/[^"]*" 200 .*upstream=127\.0\.0\.1:800[12] ')
+    pages = production.access_log_lines(
+        r'"GET /games/[^"]*" 200 .*upstream=127\.0\.0\.1:800[12] ', since=log_mark
+    )
     assert {re.search(r"upstream=(\S+)", line).group(1) for line in pages} >= {
         "127.0.0.1:8001",
         "127.0.0.1:8002",
@@ -226,6 +233,13 @@ def stop_on(state: dict[str, Any]) -> str:
     return json.dumps({"type": "action", "action": {"type": "stop", "symbol": symbol}})
 
 
+def run_apart(scenario: Coroutine[Any, Any, None]) -> None:
+    """Run ``scenario`` in an event loop of its own thread: a browser test before this one may
+    leave Playwright's loop running in the test's thread, where ``asyncio.run`` refuses."""
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        thread.submit(asyncio.run, scenario).result()
+
+
 def test_the_players_of_a_duel_on_two_web_processes_see_each_others_actions_through_redis(production, people):
     (session_id,) = running_duels(production, people, 1)
     first, second = web_processes()[:2]
@@ -261,11 +275,12 @@ def test_the_players_of_a_duel_on_two_web_processes_see_each_others_actions_thro
             await ala.close()
             await kuba.close()
 
-    asyncio.run(scenario())
+    run_apart(scenario())
 
 
 def test_through_nginx_the_sockets_of_a_game_are_on_one_web_process(production, people):
     # Enough games that consistent hashing giving them all to one process would be a fault.
+    log_mark = production.access_log_mark()
     sessions = running_duels(production, people, 24)
     ala_cookie, kuba_cookie = cookie_of(production, people["ala"]), cookie_of(production, people["kuba"])
 
@@ -280,14 +295,16 @@ def test_through_nginx_the_sockets_of_a_game_are_on_one_web_process(production, 
                 for sock in sockets:
                     await sock.close()
 
-    asyncio.run(scenario())
+    run_apart(scenario())
     # The server's word: each game's row names the one process that holds both its sockets.
     for session_id in sessions:
         assert len(live_processes(production, session_id)) == 1, session_id
     # nginx's: both upgrades of each game went to one web process, and the games to both.
     upstreams: dict[int, set[str]] = {}
     for session_id in sessions:
-        lines = production.access_log_lines(rf'"GET /ws/sessions/{session_id}/ HTTP/1\.1" 101 ', at_least=2)
+        lines = production.access_log_lines(
+            rf'"GET /ws/sessions/{session_id}/ HTTP/1\.1" 101 ', at_least=2, since=log_mark
+        )
         assert len(lines) == 2, lines
         upstreams[session_id] = {re.search(r"upstream=(\S+)", line).group(1) for line in lines}
     assert all(len(taken) == 1 for taken in upstreams.values()), upstreams
