@@ -400,8 +400,12 @@ export function render(root, payload, ctx) {
     const cards = el("section", { className: "front-cards", "aria-labelledby": "front-heading" },
       el("h2", { id: "front-heading" }, heading));
     const strategic = view.variant === "strategic" && !view.replacement;
+    // The fronts in a list of their own: a screen lays them out in columns that its box
+    // scrolls through downwards when they are long (static/games/knowledge.css).
+    const list = el("div", { className: "front-list" });
+    cards.append(list);
     for (const front of playable) {
-      cards.append(frontCard(front, ctx, {
+      list.append(frontCard(front, ctx, {
         selectable: strategic && canAct,
         selected: card && card.id === front.id,
         onselect: () => {
