@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 import pytest
 from _pytest.nodeid import NodeId  # pytest 9's node id (no public way to rename a test yet)
@@ -16,6 +17,8 @@ IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 def pytest_sessionstart(session: pytest.Session) -> None:
     from django.conf import settings
 
+    _flush_by_delete()
+    _restore_in_bulk()
     # WhiteNoise looks for collected static files there; the tests find them in place.
     settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
     if not IN_CI:
@@ -26,6 +29,94 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         raise pytest.UsageError(f"CI=true but the tests run on {engine}: set DATABASE_URL to PostgreSQL.")
     if not settings.REDIS_URL:
         raise pytest.UsageError("CI=true but REDIS_URL is not set: the tests need Redis.")
+
+
+def _flush_by_delete() -> None:
+    """A transactional test empties PostgreSQL's tables with DELETE, not TRUNCATE.
+
+    Django's flush truncates every table in one statement; PostgreSQL gives each truncated
+    table and index new files and syncs them at commit, about 2.5 s for Talia's tables
+    after every browser, live or worker test. A test leaves a few rows, which DELETE
+    removes in milliseconds; Django's foreign keys are deferred to the commit, so the order
+    does not matter. A flush that resets sequences or cascades to tables outside
+    ``available_apps`` keeps Django's TRUNCATE. What the tables hold afterwards is the same.
+    """
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    truncate = DatabaseOperations.sql_flush
+
+    def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+        if not tables or reset_sequences or allow_cascade:
+            return truncate(self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade)
+        return [f"DELETE FROM {self.quote_name(table)};" for table in tables]
+
+    DatabaseOperations.sql_flush = sql_flush
+
+
+def _restore_in_bulk() -> None:
+    """Serialized rollback writes back what the migrations seeded with one INSERT per model.
+
+    Django deserializes its JSON and saves the rows one by one (permissions, content types,
+    periods, the Teachers group: about 0.9 s before every transactional test). The rows are
+    parsed once per database and written with one ``bulk_create`` per model (an update
+    where the row is there, as ``save()`` does), many-to-many rows too; the tables hold the
+    same rows afterwards, and the constraints are checked as Django checks them.
+    """
+    from django.core import serializers
+    from django.db.backends.base.creation import BaseDatabaseCreation
+    from django.db.transaction import atomic
+
+    parsed: dict[tuple[str, int], list[tuple[Any, list[Any], list[Any]]]] = {}
+
+    def rows(creation: Any, data: str) -> list[tuple[Any, list[Any], list[Any]]]:
+        key = (creation.connection.alias, hash(data))
+        if key not in parsed:
+            by_model: dict[Any, tuple[list[Any], list[Any]]] = {}
+            for found in serializers.deserialize("json", data, using=creation.connection.alias):
+                instance = found.object
+                model = type(instance)
+                objects, links = by_model.setdefault(model, ([], []))
+                objects.append(instance)
+                for name, targets in (found.m2m_data or {}).items():
+                    field = model._meta.get_field(name)
+                    through = field.remote_field.through
+                    source, target = field.m2m_field_name(), field.m2m_reverse_field_name()
+                    links.extend(
+                        through(**{f"{source}_id": instance.pk, f"{target}_id": pk}) for pk in targets
+                    )
+            parsed[key] = [(model, objects, links) for model, (objects, links) in by_model.items()]
+        return parsed[key]
+
+    def deserialize_db_from_string(self: Any, data: str) -> None:
+        tables = set()
+        with atomic(using=self.connection.alias):
+            with self.connection.constraint_checks_disabled():
+                for model, objects, links in rows(self, data):
+                    for instance in objects:
+                        instance._state.adding = True
+                    # Django's save() updates a row that is there: the first transactional
+                    # test finds the migrated rows, the ones after it empty tables.
+                    fields = [f.name for f in model._meta.concrete_fields if not f.primary_key]
+                    manager = model._base_manager.using(self.connection.alias)
+                    if fields:
+                        manager.bulk_create(
+                            objects,
+                            update_conflicts=True,
+                            unique_fields=[model._meta.pk.name],
+                            update_fields=fields,
+                        )
+                    else:
+                        manager.bulk_create(objects, ignore_conflicts=True)
+                    tables.add(model._meta.db_table)
+                    if links:
+                        through = type(links[0])
+                        through._base_manager.using(self.connection.alias).bulk_create(
+                            links, ignore_conflicts=True
+                        )
+                        tables.add(through._meta.db_table)
+            self.connection.check_constraints(table_names=tables)
+
+    BaseDatabaseCreation.deserialize_db_from_string = deserialize_db_from_string
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-django sorts the transactional tests last
