@@ -534,6 +534,7 @@ class Picked:
     jwt: str = ""
 
 
+@transaction.atomic
 def launch_pick(
     *,
     launch: dict[str, Any],
@@ -552,20 +553,24 @@ def launch_pick(
     not the teacher's (nothing written), and with ``launch_gone`` when the launch's LMS rows
     are no longer there.
     """
-    assignment = assignment_from_template(key=key, school_class=school_class, teacher=teacher, points=points)
+    # The launch's LMS rows first: a launch that has lost them copies no template.
     if launch["message_type"] == "LtiDeepLinkingRequest":
         context = LtiContext.objects.filter(pk=launch["context"]).first()
         registration = LtiRegistration.objects.filter(pk=launch["registration"], is_active=True).first()
         if context is None or registration is None:
             raise launch_gone()
+        assignment = assignment_from_template(
+            key=key, school_class=school_class, teacher=teacher, points=points
+        )
         item = deep_link_item(assignment=assignment, context=context, launch_url=launch_url)
         token = deep_link_response_sign(registration=registration, launch=launch, items=[item])
         return Picked(
             assignment, return_url=launch["deep_linking_settings"]["deep_link_return_url"], jwt=token
         )
-    resource_link = LtiResourceLink.objects.filter(pk=launch["resource_link"]).first()
+    resource_link = LtiResourceLink.objects.select_for_update().filter(pk=launch["resource_link"]).first()
     if resource_link is None:
         raise launch_gone()
+    assignment = assignment_from_template(key=key, school_class=school_class, teacher=teacher, points=points)
     resource_link_attach(
         resource_link=resource_link, assignment=assignment, lineitem_url=launch.get("lineitem", "")
     )

@@ -13,7 +13,7 @@ from lti_tool.models import LtiUser
 
 from lms import grading
 from lms.lti import scores
-from lms.lti.models import AssignmentLink, ClassLink, OutboxScore
+from lms.lti.models import AssignmentLink, ClassLink, LtiResourceLink, OutboxScore
 from lms.models import Assignment, ClassMember, Grade, Role, Submission
 from tests.lms.factories_classes import class_with_students, practice_homework
 from tests.lms.lti.conftest import student_person, teacher_person
@@ -239,6 +239,29 @@ def test_a_teacher_cannot_use_another_persons_launch_page(browser, registration,
     browser.launch(PendingLaunch(teacher_person(2), "c2", "B", resource_link_id="rl-2"))
     response = client.get(pick_url)
     assert response.status_code == 403 and b"launch that has ended" in response.content
+
+
+@pytest.mark.parametrize("deep_link", [False, True])
+def test_a_pick_whose_lms_rows_were_removed_is_refused_and_makes_no_homework(
+    browser, registration, client, deep_link
+):
+    """The picker's launch lost its LMS rows (an administrator removed the activity or the
+    registration) before the teacher chose: refused, and the chosen template is not copied."""
+    launch = PendingLaunch(teacher_person(), "c1", "A", deep_link=deep_link, resource_link_id="rl-1")
+    first = browser.launch(launch)
+    template = practice_homework(
+        class_with_students(LtiUser.objects.get(sub="t-1").auth_user, name="Szablony"), title="Symbole"
+    )
+    before = Assignment.objects.count()
+    if deep_link:
+        registration.is_active = False
+        registration.save(update_fields=["is_active"])
+    else:
+        LtiResourceLink.objects.filter(id_on_platform="rl-1").delete()
+    response = client.post(first["Location"], {"template": f"assignment:{template.pk}"})
+    assert response.status_code == 403 and b"launch that has ended" in response.content
+    assert Assignment.objects.count() == before
+    assert not AssignmentLink.objects.exists()
 
 
 def test_an_unknown_template_is_refused_with_a_message(browser, registration, client):
