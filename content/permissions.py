@@ -15,12 +15,14 @@ else gets a 404, as before.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth import get_user_model
 from django.db.models import Model, Q, QuerySet
 
 from .models import AuthoredContent, Status, SymbolSet, Visibility
+
+_M = TypeVar("_M", bound=Model)
 
 
 def _shared(model: type[Model]) -> Q:
@@ -67,7 +69,7 @@ def can_delete(user: Any, obj: AuthoredContent) -> bool:
 # --- a teacher's things for class: decks, quizzes, practice, game sessions ---------------------
 
 
-def teaching_rows(user: Any, queryset: QuerySet[Any], *, owner_field: str = "owner") -> QuerySet[Any]:
+def teaching_rows(user: Any, queryset: QuerySet[_M], *, owner_field: str = "owner") -> QuerySet[_M]:
     """The rows of ``queryset`` whose ``owner_field`` is ``user`` or the owner of a class
     ``user`` co-teaches: what ``user`` sees and runs. Nobody else's."""
     return queryset.filter(**{f"{owner_field}__in": get_user_model().objects.sharing_with(user)})

@@ -23,7 +23,7 @@ __all__ = [
 ]
 
 
-def picture_file(data: bytes, filename: str) -> ContentFile:
+def picture_file(data: bytes, filename: str) -> ContentFile[bytes]:
     """A checked picture ready to store: raster bytes as uploaded, SVG cleaned.
 
     Raises ``PictureError`` with a message for the curator when the picture is refused.

@@ -22,7 +22,7 @@ from typing import Any
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games.engines.base import IllegalAction
+from games.engines.base import Engine, IllegalAction, State
 
 from .models import GameSession, NamingRecord, Participant
 
@@ -35,7 +35,7 @@ CLOCKED_GAMES = frozenset({"activity", "quiz_live"})
 class Stored:
     """What one action stores, for either writer to persist."""
 
-    state: Any  # the engine's state after the action
+    state: State  # the engine's state after the action
     index: int  # the action record's index: the version it was applied on
     player_id: str  # the action record's player ("" for the table itself)
     action: dict[str, Any]  # the action record's action, with the server's clock where it has one
@@ -61,8 +61,8 @@ class Stored:
 
 def action_stored(
     session: GameSession,
-    engine: Any,
-    before: Any,
+    engine: Engine,
+    before: State | None,
     player_id: str | None,
     action: dict[str, Any],
     *,
@@ -132,7 +132,12 @@ def clock_stamp(game: str, action: dict[str, Any]) -> dict[str, Any]:
 
 
 def naming_rows(
-    session: GameSession, before: Any, after: Any, *, action_index: int, participants: list[Participant]
+    session: GameSession,
+    before: State | None,
+    after: State,
+    *,
+    action_index: int,
+    participants: list[Participant],
 ) -> list[NamingRecord]:
     """The unsaved rows of the namings ``after`` has beyond ``before`` (the engine's
     ``namings`` only grow), one per student's naming.

@@ -21,6 +21,7 @@ from content.models import BuildState, Deck
 from content.permissions import runs_for, teaching_rows
 from games import timers
 from games.engines import engine_for, znajznak
+from games.engines.base import Engine, State
 from games.play.know.selectors import know_log_downloadable
 
 from .models import ClassDuel, ClassRun, GameSession, Participant, PracticeAssignment, PracticeRun
@@ -66,7 +67,7 @@ def session_participants(session: GameSession) -> QuerySet[Participant]:
     return session.participants.order_by("joined_at", "id")
 
 
-def viewer_for(engine: Any, participant: Participant) -> str | None:
+def viewer_for(engine: Engine, participant: Participant) -> str | None:
     """Whose eyes the engine looks through: a player's own; the facilitator's where the
     engine has a facilitator role (Activity, Know: ``engine.FACILITATOR``); else the table."""
     if participant.role == Participant.Role.FACILITATOR:
@@ -130,7 +131,7 @@ BROADCAST_KINDS = (GameSession.Kind.GAME, GameSession.Kind.CLASS_DUEL)
 
 
 def session_broadcast(
-    *, session: GameSession, participants: list[Participant], state: Any
+    *, session: GameSession, participants: list[Participant], state: State | None
 ) -> dict[str, Any] | None:
     """Every participant's payload of ``session`` at this version, for the change notice.
 
@@ -260,8 +261,12 @@ def class_info(*, session: GameSession, participant: Participant) -> dict[str, A
     run = class_run_of(session)
     if run is None:
         return None
-    bye_pk = run.byes[-1] if run.byes else None
-    bye = run.lobby.participants.filter(pk=bye_pk).values_list("nickname", flat=True).first()
+    bye_pk = run.byes[-1] if run.byes else None  # a round with an even number of players has none
+    bye = (
+        run.lobby.participants.filter(pk=bye_pk).values_list("nickname", flat=True).first()
+        if bye_pk is not None
+        else None
+    )
     info: dict[str, Any] = {
         "round": run.round,
         "set_mode": run.set_mode,

@@ -21,6 +21,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.contrib.auth.models import AbstractUser
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
@@ -28,7 +29,7 @@ from content.models import Symbol
 from games import selectors, timers
 from games.actions import END_EFFECTS, KIND_END_EFFECTS, action_stored
 from games.engines import engine_for
-from games.engines.base import IllegalAction, InvalidAction, InvalidSetup
+from games.engines.base import Engine, IllegalAction, InvalidAction, InvalidSetup, State
 from games.signals import session_finished
 
 from .models import (
@@ -352,12 +353,12 @@ def session_apply_action(
 
 def session_apply_locked(
     session: GameSession,
-    engine: Any,
+    engine: Engine,
     player_id: str | None,
     action: dict[str, Any],
     *,
     from_client: bool = False,
-) -> Any:
+) -> State:
     """Apply one cleaned action to ``session``, locked by the caller; store it and its effects.
 
     What it stores is ``actions.action_stored``'s, as on the fast path (``live.act``).
@@ -386,7 +387,7 @@ def session_apply_locked(
     return stored.state
 
 
-def _end_effects(session: GameSession, state: Any) -> None:
+def _end_effects(session: GameSession, state: State) -> None:
     kind_effect = KIND_END_EFFECTS.get(session.kind)
     if kind_effect is not None:
         kind_effect(session=session, state=state)
@@ -496,14 +497,14 @@ def session_publish_deferred() -> Iterator[list[tuple[str, dict[str, Any]]]]:
 # --- helpers --------------------------------------------------------------------------------
 
 
-def _engine(game: str) -> Any:
+def _engine(game: str) -> Engine:
     try:
         return engine_for(game)
     except KeyError as error:
         raise SessionError("unknown_game", str(error.args[0])) from error
 
 
-def display_name(user: Any) -> str:
+def display_name(user: AbstractUser) -> str:
     """How a signed-in person is shown to the class: full name, else username."""
     return (user.get_full_name() or user.get_username()).strip()
 

@@ -2,12 +2,16 @@
 
 An engine is a module with these functions, pure and deterministic for a seed::
 
-    new_game(setup: dict, *, seed: int, variant: str) -> State
+    new_game(setup: Mapping, *, seed: int, variant: str) -> State
     legal_actions(state: State, player: str | None) -> list[dict]
-    apply_action(state: State, player: str | None, action: dict) -> State
+    apply_action(state: State, player: str | None, action: Mapping) -> State
     is_terminal(state: State) -> bool
     outcome(state: State) -> dict | None
     player_view(state: State, player: str | None) -> dict
+    state_from_dict(data: Mapping) -> State
+
+and the constants ``GAME`` (its name) and ``VARIANTS``; :class:`Engine` says the same
+for mypy (``games.engines.engine_for`` returns one, checked against every game's module).
 
 ``State`` is an immutable value with ``to_dict()`` and a ``from_dict()`` class method
 that round-trip through JSON. ``apply_action`` returns a new state and never changes
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 
@@ -50,18 +55,23 @@ class State(Protocol):
 
 
 class Engine(Protocol):
-    """What ``games/`` expects of a game module."""
+    """What ``games/`` expects of a game module.
+
+    Each engine takes its own ``State`` class, so the states it is given are ``Any`` here
+    (a parameter of one game's type would not accept another's); what it returns is a
+    :class:`State`.
+    """
 
     GAME: str
     VARIANTS: tuple[str, ...]
 
-    def new_game(self, setup: dict[str, Any], *, seed: int, variant: str) -> Any: ...
+    def new_game(self, setup: Mapping[str, Any], *, seed: int, variant: str) -> State: ...
     def legal_actions(self, state: Any, player: str | None) -> list[dict[str, Any]]: ...
-    def apply_action(self, state: Any, player: str | None, action: dict[str, Any]) -> Any: ...
+    def apply_action(self, state: Any, player: str | None, action: Mapping[str, Any]) -> State: ...
     def is_terminal(self, state: Any) -> bool: ...
     def outcome(self, state: Any) -> dict[str, Any] | None: ...
     def player_view(self, state: Any, player: str | None) -> dict[str, Any]: ...
-    def state_from_dict(self, data: dict[str, Any]) -> Any: ...
+    def state_from_dict(self, data: Mapping[str, Any]) -> State: ...
 
 
 def rng_for(seed: int, *purpose: object) -> random.Random:

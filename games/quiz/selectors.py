@@ -270,11 +270,11 @@ def _knowledge_cards_drawn(session: GameSession) -> list[engine.KnowledgeEntry]:
     entries = []
     for card in drawn:
         front = str(card.get("front") or "")
-        pk = linked.get(id(card)) or (by_front.get(front) if front else None)
+        library_pk = linked.get(id(card)) or (by_front.get(front) if front else None)
         answer = card.get("answer")
         entries.append(
             engine.KnowledgeEntry(
-                key=f"knowledge:{pk}" if pk else f"card:{session.pk}:{card.get('id')}",
+                key=f"knowledge:{library_pk}" if library_pk else f"card:{session.pk}:{card.get('id')}",
                 category=str(card.get("category") or ""),
                 front=front,
                 answer=answer if isinstance(answer, int) else tuple(answer or ()),
@@ -330,11 +330,11 @@ def _know_questions_marked(session: GameSession) -> list[engine.KnowEntry]:
             entries.append(
                 engine.KnowEntry(key=f"know:{row.pk}", question=row.text, best_answers=tuple(answers))
             )
-        elif texts.get(number):
+        elif text := texts.get(number):
             entries.append(
                 engine.KnowEntry(
                     key=f"know-game:{session.pk}:{number}",
-                    question=texts[number],
+                    question=text,
                     best_answers=tuple(best[number]),
                 )
             )

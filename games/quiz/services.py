@@ -12,6 +12,7 @@ import dataclasses
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from django.db import transaction
@@ -384,7 +385,7 @@ def _generate(*, quiz: Quiz, plan_cache: dict[str, Any] | None = None) -> Quiz:
             return locked
         _progress(quiz.pk, 10)
     pool = selectors.pool_from_dict(quiz.pool)
-    counts = (quiz.options or {}).get("counts")
+    counts: dict[str, int] = (quiz.options or {}).get("counts") or {}
     chosen = bool(counts)
     total = int((quiz.options or {}).get("total") or DEFAULT_ITEMS)
     note = ""
@@ -392,11 +393,12 @@ def _generate(*, quiz: Quiz, plan_cache: dict[str, Any] | None = None) -> Quiz:
         try:
             if not chosen:
                 cache_key = repr((sorted(quiz.pool.items(), key=lambda kv: kv[0]), total))
-                counts = (plan_cache or {}).get(cache_key)
-                if counts is None:
-                    counts = engine.counts_plan(pool, total, seed=quiz.seed)
+                cached = (plan_cache or {}).get(cache_key)
+                if cached is None:
+                    cached = engine.counts_plan(pool, total, seed=quiz.seed)
                     if plan_cache is not None:
-                        plan_cache[cache_key] = counts
+                        plan_cache[cache_key] = cached
+                counts = cached
             _progress(quiz.pk, 50)
             try:
                 items = engine.generate(pool, counts, quiz.seed)
@@ -474,7 +476,7 @@ def quizzes_requeue(*, now: datetime | None = None) -> int:
         )
         Quiz.objects.filter(pk__in=waiting).update(updated=now)
         for pk in waiting:
-            transaction.on_commit(lambda pk=pk: tasks.quiz_generate_task.delay(pk))
+            transaction.on_commit(partial(tasks.quiz_generate_task.delay, pk))
     return len(waiting)
 
 

@@ -11,7 +11,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
-from lms.models import Assignment, ClassMember, Grade, SchoolClass, Submission
+from lms.models import Assignment, ClassMember, Grade, SchoolClass, Submission, User
 
 #: Homework due within this time is "due soon" on the student's list.
 DUE_SOON = timedelta(days=2)
@@ -247,7 +247,7 @@ def _past_due(assignment: Assignment, now: datetime) -> bool:
     return assignment.due_at is not None and now >= assignment.due_at and assignment.due_graded_at is None
 
 
-def student_name(user: Any) -> str:
+def student_name(user: User) -> str:
     return user.get_full_name() or user.get_username()
 
 

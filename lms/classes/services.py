@@ -727,9 +727,10 @@ def submission_start(
                     time_limit_minutes=assignment.time_limit_minutes,
                 )
             except Exception as error:  # the quiz engine's refusal, in its own words
-                if getattr(error, "code", None) is None:
+                code = getattr(error, "code", None)
+                if code is None:
                     raise
-                raise ClassError(error.code, str(error)) from None
+                raise ClassError(code, str(error)) from None
             submission.quiz_attempt = attempt
         elif assignment.game == Assignment.Game.KNOWLEDGE_SOLO:
             try:

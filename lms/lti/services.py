@@ -334,9 +334,9 @@ def link_token_read(token: str, *, context: LtiContext) -> Assignment | None:
         data = signing.loads(token, salt=LINK_SALT)
     except signing.BadSignature:
         return None
-    if not isinstance(data, dict) or data.get("c") != context.pk:
+    if not isinstance(data, dict) or data.get("c") != context.pk or not isinstance(data.get("a"), int):
         return None
-    return Assignment.objects.filter(pk=data.get("a"), school_class__lti_links__context=context).first()
+    return Assignment.objects.filter(pk=data["a"], school_class__lti_links__context=context).first()
 
 
 @transaction.atomic(savepoint=False)

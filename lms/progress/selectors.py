@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -112,10 +112,10 @@ def items_describe(keys: Iterable[str]) -> dict[str, Item]:
                 themes=tuple(theme.name for theme in symbol.themes.all()),
             )
     if by_kind["knowledge"]:
-        questions = apps.get_model("content", "KnowledgeQuestion").objects.filter(pk__in=by_kind["knowledge"])
-        for question in questions:
-            items[f"knowledge:{question.pk}"] = Item(
-                key=f"knowledge:{question.pk}", kind="knowledge", label=_shorten(question.front)
+        knowledge = apps.get_model("content", "KnowledgeQuestion").objects.filter(pk__in=by_kind["knowledge"])
+        for card in knowledge:
+            items[f"knowledge:{card.pk}"] = Item(
+                key=f"knowledge:{card.pk}", kind="knowledge", label=_shorten(card.front)
             )
     if by_kind["know"]:
         try:
@@ -123,10 +123,8 @@ def items_describe(keys: Iterable[str]) -> dict[str, Item]:
         except LookupError:
             model = None
         if model is not None:
-            for question in model.objects.filter(pk__in=by_kind["know"]):
-                items[f"know:{question.pk}"] = Item(
-                    key=f"know:{question.pk}", kind="know", label=_shorten(str(question))
-                )
+            for know in model.objects.filter(pk__in=by_kind["know"]):
+                items[f"know:{know.pk}"] = Item(key=f"know:{know.pk}", kind="know", label=_shorten(str(know)))
     if by_kind["question"]:
         # A teacher's quiz question (multiple choice, chronology, matching).
         questions = apps.get_model("content", "QuizQuestion").objects.filter(pk__in=by_kind["question"])
@@ -514,7 +512,9 @@ def quiz_analysis(assignment: Any, students: Iterable[Any]) -> QuizAnalysis:
     by_attempt: dict[int, dict[int, QuizResponse]] = defaultdict(dict)
     for response in responses:
         by_attempt[response.attempt_id][response.item_id] = response
-    totals = {student_id: float(attempt.score or 0) for student_id, attempt in attempts.items()}
+    totals: dict[Hashable, float] = {
+        student_id: float(attempt.score or 0) for student_id, attempt in attempts.items()
+    }
     answers: list[analysis.Answer] = []
     for student_id, attempt in attempts.items():
         mine = by_attempt.get(attempt.pk, {})
@@ -524,19 +524,19 @@ def quiz_analysis(assignment: Any, students: Iterable[Any]) -> QuizAnalysis:
             handed_in=attempt.submitted_at,
         )
         for item in items:
-            response = mine.get(item.pk)
+            answered = mine.get(item.pk)
             fraction: float | None = 0.0  # grading gives every item a row; none: scored 0
-            if response is not None:
+            if answered is not None:
                 # ``score`` is empty while the answer waits for the teacher's mark: left out.
                 fraction = (
-                    None if response.score is None else response.score / item.points if item.points else 0.0
+                    None if answered.score is None else answered.score / item.points if item.points else 0.0
                 )
             answers.append(
                 analysis.Answer(
                     student=student_id,
                     item=item.pk,
                     fraction=fraction,
-                    choices=_choices(response.answer) if response else (),
+                    choices=_choices(answered.answer) if answered else (),
                     seconds=seconds.get(item.pk),
                 )
             )

@@ -27,7 +27,7 @@ def activity_lobby(*, session: GameSession, participant: Participant) -> dict[st
     )
     teams = [{"id": f"t{k + 1}", "name": name, "players": []} for k, name in enumerate(names)]
     by_id = {team["id"]: team for team in teams}
-    unseated = []
+    unseated: list[dict[str, str]] = []
     for player in players:
         entry = {"player": player.player_id, "nickname": player.nickname}
         team = by_id.get(seating.get(player.player_id, ""))

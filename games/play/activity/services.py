@@ -184,7 +184,7 @@ def activity_hourglass_turn(*, participant: Participant, version: int, now: floa
         session = GameSession.objects.select_for_update().get(pk=participant.session_id)
         if session.game != "activity" or session.status != GameSession.Status.RUNNING:
             return False
-        if session.version != version:
+        if session.version != version or session.state is None:
             return False
         state = activity.state_from_dict(session.state)
         start = state.hourglass.memorise_from

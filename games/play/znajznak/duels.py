@@ -73,9 +73,10 @@ def class_run_create(
 
 def _lobby_index(run: ClassRun, duel: ClassDuel, player_id: str) -> int | None:
     try:
-        return duel.players[int(player_id.removeprefix("p")) - 1]
+        index: int = duel.players[int(player_id.removeprefix("p")) - 1]  # the lobby participant's pk
     except (ValueError, IndexError):
         return None
+    return index
 
 
 def class_round_start(*, run: ClassRun, by: Any) -> list[ClassDuel]:
@@ -106,7 +107,7 @@ def class_round_start(*, run: ClassRun, by: Any) -> list[ClassDuel]:
         met: list[frozenset[str]] = []
         played: dict[str, set[str]] = {}
         for duel in previous:
-            pair = [str(pk) for pk in duel.players]
+            pair = tuple(str(pk) for pk in duel.players)
             met.append(frozenset(pair))
             for pk in pair:
                 if duel.card_set:

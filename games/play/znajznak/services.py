@@ -6,6 +6,7 @@ Playing goes through ``games.services.session_act`` like every game; class duels
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,7 +93,7 @@ def znajznak_setup_from_deck(
     plan, snapshot = deck.plan or {}, deck.snapshot or {}
     if deck.state != "done" or not plan.get("cards"):
         raise services.SessionError("invalid_setup", _("This deck is not built yet."))
-    indexes = range(len(plan["cards"]))
+    indexes: Sequence[int] = range(len(plan["cards"]))
     if card_set:
         labels = plan.get("card_labels") or []
         indexes = [i for i in indexes if i < len(labels) and labels[i] == card_set]
