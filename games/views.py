@@ -36,8 +36,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from config import limits
 from content.media import PICTURE_CSP, picture_response
 from games.engines.base import ActionError, InvalidAction
+from games.lobby import code_resolve, guest_remember, join_code_normalise
 from games.play.quiz_live.views import picture_url_template as quiz_live_picture_url_template
-from games.workshop.selectors import workshop_by_code
 
 from . import replay, selectors, services, timers
 from .forms import GuestForm, JoinCodeForm, SessionForm
@@ -65,10 +65,12 @@ def request_participant(request: HttpRequest, session_id: int) -> Participant | 
 
 
 def _remember_guest(request: HttpRequest, participant: Participant) -> None:
-    if participant.token:
-        tokens = dict(request.session.get(selectors.GUEST_TOKENS_KEY) or {})
-        tokens[str(participant.session_id)] = participant.token
-        request.session[selectors.GUEST_TOKENS_KEY] = tokens
+    guest_remember(
+        request.session,
+        tokens_key=selectors.GUEST_TOKENS_KEY,
+        lobby_id=participant.session_id,
+        token=participant.token,
+    )
 
 
 def json_error(status: int, code: str, reason: str) -> JsonResponse:
@@ -115,24 +117,25 @@ def session_new(request: HttpRequest) -> HttpResponse:
 def join(request: HttpRequest) -> HttpResponse:
     form = JoinCodeForm(request.POST or request.GET or None)
     if form.is_bound and form.is_valid():
-        return redirect("games:join_code", code=services.join_code_normalise(form.cleaned_data["code"]))
+        return redirect("games:join_code", code=join_code_normalise(form.cleaned_data["code"]))
     return render(request, "games/join.html", {"form": form})
 
 
 @require_http_methods(["GET", "POST"])
 @limits.codes_limited
 def join_code(request: HttpRequest, code: str) -> HttpResponse:
-    normalised = services.join_code_normalise(code)
+    normalised = join_code_normalise(code)
     if normalised != code:
         return redirect("games:join_code", code=normalised)
-    session = selectors.session_by_code(code)
-    if session is None and selectors.practice_by_code(code) is not None:
-        return redirect("games:practice", code=code)
-    if session is None and workshop_by_code(code) is not None:
-        # One join page for students: a workshop's code leads to the workshop.
-        return redirect("workshop:join_code", code=code)
+    # One join page for students: a code opens what it was claimed for (games/lobby.py),
+    # a game's lobby here, anything else (practice, quiz, workshop, class) on its own page.
+    claim = code_resolve(code)
+    page = claim.page if claim is not None and claim.kind != services.CODE_KIND else None
+    if page is not None:
+        return redirect(page)
+    session = claim.obj if claim is not None and claim.kind == services.CODE_KIND else None
     if session is None:
-        # Unknown and finished codes answer alike, and count as a guess.
+        # Unknown, finished and not yet published codes answer alike, and count as a guess.
         limits.code_failure(request)
         form = JoinCodeForm(initial={"code": code})
         return render(request, "games/join.html", {"form": form, "not_found": code}, status=404)

@@ -31,7 +31,7 @@ from config import limits
 from content.media import PICTURE_CSP, picture_response
 from content.permissions import runs_for, teaching_rows
 from games.forms import GuestForm, JoinCodeForm
-from games.services import join_code_normalise
+from games.lobby import guest_remember, join_code_normalise
 
 from . import selectors, services
 from .forms import WorkshopForm
@@ -51,10 +51,12 @@ def _participant(request: HttpRequest, workshop_id: int) -> WorkshopParticipant 
 
 
 def _remember_guest(request: HttpRequest, participant: WorkshopParticipant) -> None:
-    if participant.token:
-        tokens = dict(request.session.get(selectors.GUEST_TOKENS_KEY) or {})
-        tokens[str(participant.workshop_id)] = participant.token
-        request.session[selectors.GUEST_TOKENS_KEY] = tokens
+    guest_remember(
+        request.session,
+        tokens_key=selectors.GUEST_TOKENS_KEY,
+        lobby_id=participant.workshop_id,
+        token=participant.token,
+    )
 
 
 def _notice(request: HttpRequest, text: str, *, error: bool = False) -> None:
