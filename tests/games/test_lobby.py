@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from django.apps import apps
 from django.db import IntegrityError, connection, connections, transaction
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -262,3 +263,23 @@ def test_the_migration_claims_existing_codes_and_the_oldest_keeps_a_shared_one(t
     # A finished session and an archived class claim nothing.
     assert JoinCode.objects.filter(released=None).count() == 4
     assert lobby.code_resolve("CCCCCC") is None
+
+
+# --- joining a lobby: sessions and workshops alike ------------------------------------------------
+
+
+def test_a_guests_nickname_follows_one_set_of_rules_in_a_game_and_a_workshop(teacher):
+    session = create_session(teacher, allow_guests=True)
+    workshop = workshop_create(teacher=teacher, allow_guests=True)
+    pages = [
+        (reverse("games:join_code", args=[session.join_code]), "game"),
+        (reverse("workshop:join_code", args=[workshop.join_code]), "workshop"),
+    ]
+    for url, word in pages:
+        assert Client().post(url, {"nickname": "x" * 25}).status_code == 400  # the form's limit
+        refused = Client().post(url, {"nickname": "<b>"})
+        assert refused.status_code == 400
+        assert "cannot contain" in refused.context["error"]
+        assert Client().post(url, {"nickname": "Kuba"}).status_code == 302
+        taken = Client().post(url, {"nickname": "KUBA"})
+        assert taken.context["error"] == f"Someone in this {word} already uses that nickname."
