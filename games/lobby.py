@@ -174,7 +174,7 @@ def _stale_release(code: str) -> bool:
 
 def display_name(user: Any) -> str:
     """How a signed-in person is shown to the class: full name, else username."""
-    return (user.get_full_name() or user.get_username()).strip()
+    return str(user.get_full_name() or user.get_username()).strip()
 
 
 def unique_name(name: str, taken: set[str]) -> str:
