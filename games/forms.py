@@ -12,9 +12,10 @@ from django.utils.translation import gettext_lazy
 from content.models import Deck, SymbolSet
 from content.permissions import content_visible_to
 from games.engines import engine_for
+from games.lobby import NICKNAME_MAX_LENGTH
 from games.play.znajznak.services import znajznak_setup_from_deck, znajznak_setup_from_symbol_set
 
-from . import selectors, services
+from . import selectors
 from .models import GAME_LABELS, VARIANT_LABELS
 
 
@@ -99,7 +100,7 @@ class JoinCodeForm(forms.Form):
 class GuestForm(forms.Form):
     nickname = forms.CharField(
         label=gettext_lazy("Your nickname"),
-        max_length=services.NICKNAME_MAX_LENGTH,
+        max_length=NICKNAME_MAX_LENGTH,
         help_text=gettext_lazy("1 to 24 characters; the others see it."),
         widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
     )

@@ -18,6 +18,41 @@ from django.utils.translation import pgettext_lazy
 from content.models import BuildJob, KnowledgeBoard
 from games.engines import GAMES
 
+
+class JoinCode(models.Model):
+    """One code of the one code space: what a typed join code opens, while it is claimed.
+
+    Sessions, practice, quizzes, workshops and classes draw their codes here
+    (``games.lobby.code_claim``); an object's own column (``GameSession.join_code``,
+    ``Quiz.code``, ...) is its copy for pages and links. A code opens one thing at a time:
+    the constraint below, not a check before the insert, keeps it so under concurrent
+    claims. A released code may be claimed again.
+    """
+
+    code = models.CharField(_("code"), max_length=6)
+    kind = models.CharField(_("opens"), max_length=12)
+    object_id = models.PositiveBigIntegerField(_("object id"))
+    claimed = models.DateTimeField(_("claimed"), default=timezone.now)
+    released = models.DateTimeField(_("released"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("join code")
+        verbose_name_plural = _("join codes")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["code"], condition=models.Q(released=None), name="games_joincode_one_live_claim"
+            ),
+            models.UniqueConstraint(
+                fields=["kind", "object_id"],
+                condition=models.Q(released=None),
+                name="games_joincode_one_code_per_object",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} · {self.kind} {self.object_id}"
+
+
 #: The games as their rulebooks spell them.
 GAME_LABELS = {
     "znajznak": "ZnajZnak",
@@ -107,14 +142,6 @@ class GameSession(models.Model):
         ordering = ["-created"]
         verbose_name = _("game session")
         verbose_name_plural = _("game sessions")
-        constraints = [
-            # A code is reused only once its session has finished.
-            models.UniqueConstraint(
-                fields=["join_code"],
-                condition=~models.Q(status="finished"),
-                name="games_session_join_code_unique_while_open",
-            )
-        ]
 
     def __str__(self) -> str:
         return f"{self.game} · {self.variant} · {self.join_code}"
@@ -352,7 +379,7 @@ class PracticeAssignment(models.Model):
         settings.AUTH_USER_MODEL, verbose_name=_("teacher"), on_delete=models.CASCADE, related_name="+"
     )
     title = models.CharField(_("title"), max_length=120)
-    code = models.CharField(_("code"), max_length=6, unique=True)
+    code = models.CharField(_("code"), max_length=6, db_index=True)
     deck = models.ForeignKey(
         "content.Deck", verbose_name=_("deck"), on_delete=models.PROTECT, related_name="practice_assignments"
     )

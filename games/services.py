@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -21,15 +20,25 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.contrib.auth.models import AbstractUser
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from content.models import Symbol
 from games import selectors, timers
 from games.actions import END_EFFECTS, KIND_END_EFFECTS, action_stored
 from games.engines import engine_for
 from games.engines.base import Engine, IllegalAction, InvalidAction, InvalidSetup, State
+from games.lobby import (
+    NICKNAME_MAX_LENGTH,
+    LobbyError,
+    Refusals,
+    code_claim,
+    code_release,
+    display_name,
+    is_signed_in,
+    newcomer_name,
+)
 from games.signals import session_finished
 
 from .models import (
@@ -38,57 +47,29 @@ from .models import (
     GameSession,
     NamingRecord,
     Participant,
-    PracticeAssignment,
     PracticeRun,
 )
 
-#: No 0/O, 1/I/L: a code read off a projector from the back row is typed right.
-JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-JOIN_CODE_LENGTH = 6
-NICKNAME_MAX_LENGTH = 24
-#: Characters that mean something in HTML. Nicknames are escaped wherever they are shown;
-#: refusing these as well keeps a nickname from even looking like markup.
-NICKNAME_FORBIDDEN = frozenset('<>&"')
+#: What a session's code opens in the code space (``games.lobby``).
+CODE_KIND = "session"
 #: An action is a handful of small fields; anything bigger is not an action.
 ACTION_MAX_BYTES = 4096
 SEED_MAX = 2**31 - 1
 
 
-class SessionError(Exception):
+class SessionError(LobbyError):
     """A session request was refused; ``code`` for programs, ``str(error)`` for people."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+
+#: A session's lobby says no in a game's words.
+SESSION_REFUSALS = Refusals(
+    error=SessionError,
+    guests_not_allowed=gettext_lazy("Sign in to join this game: it does not take guests."),
+    nickname_taken=gettext_lazy("Someone in this game already uses that nickname."),
+)
 
 
 # --- creating, joining, starting ------------------------------------------------------------
-
-
-def join_code_normalise(text: str) -> str:
-    """The join code as stored: upper case, without the spaces or dashes people type."""
-    return "".join(char for char in text.upper() if char.isalnum())
-
-
-def join_code_new() -> str:
-    """A fresh join code from the unambiguous alphabet (games and workshops share it) that no
-    open session and no practice holds.
-
-    The join form (``/games/join/<code>``) looks a code up among the open sessions first and
-    the practices next, so a new session must never take a practice's code: that practice's
-    link would open the session. After 20 taken draws the last one is returned, and the
-    caller's own uniqueness check refuses it.
-    """
-    code = ""
-    for _attempt in range(20):
-        code = "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
-        taken = (
-            PracticeAssignment.objects.filter(code=code).exists()
-            or GameSession.objects.exclude(status=GameSession.Status.FINISHED).filter(join_code=code).exists()
-        )
-        if not taken:
-            break
-    return code
 
 
 def session_create(
@@ -119,48 +100,25 @@ def session_create(
         raise SessionError("invalid_setup", _("The setup must be a JSON object."))
     if seed is None:
         seed = secrets.randbelow(SEED_MAX + 1)
-    for _attempt in range(20):
-        try:
-            with transaction.atomic():
-                session = GameSession.objects.create(
-                    game=game,
-                    variant=variant,
-                    setup=setup,
-                    seed=seed,
-                    allow_guests=allow_guests,
-                    facilitator=facilitator,
-                    join_code=join_code_new(),
-                    assets=assets or {},
-                    kind=kind,
-                )
-                Participant.objects.create(
-                    session=session,
-                    user=facilitator,
-                    role=Participant.Role.FACILITATOR,
-                    nickname=display_name(facilitator)[:NICKNAME_MAX_LENGTH],
-                )
-                return session
-        except IntegrityError:
-            # The code is taken by an open session (one chance in millions): draw again.
-            continue
-    raise SessionError("no_join_code", _("No free join code was found; try again."))
-
-
-def nickname_clean(nickname: str) -> str:
-    """The nickname as shown: NFC, single spaces, 1-24 characters, no markup or controls."""
-    text = " ".join(unicodedata.normalize("NFC", nickname or "").split())
-    if not text:
-        raise SessionError("nickname_invalid", _("Choose a nickname."))
-    if len(text) > NICKNAME_MAX_LENGTH:
-        raise SessionError(
-            "nickname_invalid",
-            _("A nickname has at most %(n)d characters.") % {"n": NICKNAME_MAX_LENGTH},
+    with transaction.atomic():
+        session = GameSession.objects.create(
+            game=game,
+            variant=variant,
+            setup=setup,
+            seed=seed,
+            allow_guests=allow_guests,
+            facilitator=facilitator,
+            assets=assets or {},
+            kind=kind,
         )
-    if any(char in NICKNAME_FORBIDDEN or unicodedata.category(char)[0] == "C" for char in text):
-        raise SessionError(
-            "nickname_invalid", _('A nickname cannot contain < > & " or invisible characters.')
+        code_claim(kind=CODE_KIND, obj=session, error=SessionError)
+        Participant.objects.create(
+            session=session,
+            user=facilitator,
+            role=Participant.Role.FACILITATOR,
+            nickname=display_name(facilitator)[:NICKNAME_MAX_LENGTH],
         )
-    return text
+    return session
 
 
 def session_join(*, session: GameSession, user: Any = None, nickname: str | None = None) -> Participant:
@@ -170,7 +128,7 @@ def session_join(*, session: GameSession, user: Any = None, nickname: str | None
     player; once the game runs, a spectator. A guest's ``token`` must then be kept in
     the guest's own session; it is how the guest is recognised later.
     """
-    signed_in = user is not None and getattr(user, "is_authenticated", False)
+    signed_in = is_signed_in(user)
     with transaction.atomic():
         # The lock serialises joins, so player ids are handed out one at a time.
         session = GameSession.objects.select_for_update().get(pk=session.pk)
@@ -183,19 +141,13 @@ def session_join(*, session: GameSession, user: Any = None, nickname: str | None
         if PracticeRun.objects.filter(session=session).exists():
             raise SessionError("practice", _("This is one student's practice game."))
         class_lobby = ClassRun.objects.filter(lobby=session).exists()
-        taken = {name.casefold() for name in session.participants.values_list("nickname", flat=True)}
-        if signed_in:
-            name = unique_name(display_name(user), taken)
-            token = ""
-        else:
-            if not session.allow_guests:
-                raise SessionError(
-                    "guests_not_allowed", _("Sign in to join this game: it does not take guests.")
-                )
-            name = nickname_clean(nickname or "")
-            if name.casefold() in taken:
-                raise SessionError("nickname_taken", _("Someone in this game already uses that nickname."))
-            token = secrets.token_urlsafe(32)
+        name, token = newcomer_name(
+            user=user,
+            nickname=nickname,
+            taken=session.participants.values_list("nickname", flat=True),
+            allow_guests=session.allow_guests,
+            refusals=SESSION_REFUSALS,
+        )
         if session.status == GameSession.Status.LOBBY or class_lobby:
             # A class lobby takes newcomers as players: they play from the next round.
             role = Participant.Role.PLAYER
@@ -399,6 +351,7 @@ def _end_effects(session: GameSession, state: State) -> None:
 def session_finished_announce(session: GameSession) -> None:
     """Tell the layers above that ``session`` ended (``signals.session_finished``), in the
     transaction that ended it: the students' namings go to their memory (``lms.progress``)."""
+    code_release(kind=CODE_KIND, obj=session)
     session_finished.send(sender=GameSession, session=session)
 
 
@@ -502,22 +455,6 @@ def _engine(game: str) -> Engine:
         return engine_for(game)
     except KeyError as error:
         raise SessionError("unknown_game", str(error.args[0])) from error
-
-
-def display_name(user: AbstractUser) -> str:
-    """How a signed-in person is shown to the class: full name, else username."""
-    return (user.get_full_name() or user.get_username()).strip()
-
-
-def unique_name(name: str, taken: set[str]) -> str:
-    """``name`` cut to fit, with " 2", " 3", ... added when someone has it already."""
-    base = name[:NICKNAME_MAX_LENGTH] or "?"
-    candidate, number = base, 1
-    while candidate.casefold() in taken:
-        number += 1
-        suffix = f" {number}"
-        candidate = base[: NICKNAME_MAX_LENGTH - len(suffix)] + suffix
-    return candidate
 
 
 def _next_player_id(session: GameSession) -> str:

@@ -10,6 +10,7 @@ own view, never the raw state.
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import segno
@@ -36,11 +37,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from config import limits
 from content.media import PICTURE_CSP, picture_response
 from games.engines.base import ActionError, InvalidAction
+from games.lobby import code_resolve, guest_remember, join_code_normalise
 from games.play.quiz_live.views import picture_url_template as quiz_live_picture_url_template
-from games.workshop.selectors import workshop_by_code
 
-from . import replay, selectors, services, timers
-from .forms import GuestForm, JoinCodeForm, SessionForm
+from . import lobby_views, replay, selectors, services, timers
+from .forms import SessionForm
 from .models import (
     GAME_LABELS,
     ClassRun,
@@ -65,10 +66,12 @@ def request_participant(request: HttpRequest, session_id: int) -> Participant | 
 
 
 def _remember_guest(request: HttpRequest, participant: Participant) -> None:
-    if participant.token:
-        tokens = dict(request.session.get(selectors.GUEST_TOKENS_KEY) or {})
-        tokens[str(participant.session_id)] = participant.token
-        request.session[selectors.GUEST_TOKENS_KEY] = tokens
+    guest_remember(
+        request.session,
+        tokens_key=selectors.GUEST_TOKENS_KEY,
+        lobby_id=participant.session_id,
+        token=participant.token,
+    )
 
 
 def json_error(status: int, code: str, reason: str) -> JsonResponse:
@@ -113,51 +116,40 @@ def session_new(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def join(request: HttpRequest) -> HttpResponse:
-    form = JoinCodeForm(request.POST or request.GET or None)
-    if form.is_bound and form.is_valid():
-        return redirect("games:join_code", code=services.join_code_normalise(form.cleaned_data["code"]))
-    return render(request, "games/join.html", {"form": form})
+    return lobby_views.code_form(request, to="games:join_code", template="games/join.html")
 
 
 @require_http_methods(["GET", "POST"])
 @limits.codes_limited
 def join_code(request: HttpRequest, code: str) -> HttpResponse:
-    normalised = services.join_code_normalise(code)
+    normalised = join_code_normalise(code)
     if normalised != code:
         return redirect("games:join_code", code=normalised)
-    session = selectors.session_by_code(code)
-    if session is None and selectors.practice_by_code(code) is not None:
-        return redirect("games:practice", code=code)
-    if session is None and workshop_by_code(code) is not None:
-        # One join page for students: a workshop's code leads to the workshop.
-        return redirect("workshop:join_code", code=code)
-    if session is None:
-        # Unknown and finished codes answer alike, and count as a guess.
-        limits.code_failure(request)
-        form = JoinCodeForm(initial={"code": code})
-        return render(request, "games/join.html", {"form": form, "not_found": code}, status=404)
+    # One join page for students: a code opens what it was claimed for (games/lobby.py),
+    # a game's lobby here, anything else (practice, quiz, workshop, class) on its own page.
+    claim = code_resolve(code)
+    if claim is None:
+        return lobby_views.code_unknown(request, code, template="games/join.html")
+    if claim.kind != services.CODE_KIND:
+        page = claim.page
+        if page is None:  # a quiz not published yet
+            return lobby_views.code_unknown(request, code, template="games/join.html")
+        return redirect(page)
+    session = claim.obj
     if request_participant(request, session.pk) is not None:
         return redirect("games:session", pk=session.pk)
-    signed_in = request.user.is_authenticated
-    guest_form = GuestForm(request.POST or None) if not signed_in and session.allow_guests else None
-    error = None
-    if request.method == "POST" and (signed_in or (guest_form is not None and guest_form.is_valid())):
-        try:
-            participant = services.session_join(
-                session=session,
-                user=request.user if signed_in else None,
-                nickname=None if signed_in else guest_form.cleaned_data["nickname"],
-            )
-        except services.SessionError as refusal:
-            error = str(refusal)
-        else:
-            _remember_guest(request, participant)
-            return redirect("games:session", pk=session.pk)
-    return render(
+
+    def joined(participant: Participant) -> HttpResponse:
+        _remember_guest(request, participant)
+        return redirect("games:session", pk=session.pk)
+
+    return lobby_views.join_form(
         request,
-        "games/join_code.html",
-        {"session": session, "guest_form": guest_form, "error": error, "signed_in": signed_in},
-        status=400 if error else 200,
+        allow_guests=session.allow_guests,
+        join=partial(services.session_join, session=session),
+        joined=joined,
+        template="games/join_code.html",
+        context={"session": session},
     )
 
 

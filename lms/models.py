@@ -129,14 +129,6 @@ class SchoolClass(models.Model):
         ordering = ["archived", "name", "pk"]
         verbose_name = _("class")
         verbose_name_plural = _("classes")
-        constraints = [
-            # A code is reused only once its class is archived.
-            models.UniqueConstraint(
-                fields=["join_code"],
-                condition=models.Q(archived=False),
-                name="lms_class_join_code_unique_while_active",
-            )
-        ]
 
     def __str__(self) -> str:
         return self.name

@@ -78,7 +78,7 @@ class Quiz(BuildJob):
     )
     seed = models.BigIntegerField(_("seed"))
     status = models.CharField(_("status"), max_length=10, choices=Status.choices, default=Status.DRAFT)
-    code = models.CharField(_("code"), max_length=6, unique=True)
+    code = models.CharField(_("code"), max_length=6, db_index=True)
     pool = models.JSONField(_("generated from"), default=dict, blank=True)
     published_at = models.DateTimeField(_("published"), null=True, blank=True)
 

@@ -26,9 +26,10 @@ from content.models import BuildState, KnowledgeQuestion, KnowQuestion, QuizQues
 from content.permissions import content_visible_to, runs_for
 from games.engines import quiz as engine
 from games.engines.base import rng_for
+from games.lobby import LobbyError, code_claim
 from games.models import GameSession
 from games.play.know.services import know_questions_keep
-from games.services import SessionError, join_code_new
+from games.services import SessionError
 from games.signals import item_answered, items_answered, quiz_attempt_graded
 
 from . import selectors, tasks
@@ -42,12 +43,12 @@ FOLLOWUP_MIN_ITEMS = 3
 SEED_MAX = 2**31 - 1
 
 
-class QuizError(Exception):
+class QuizError(LobbyError):
     """A quiz request was refused; ``code`` for programs, ``str(error)`` for people."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+
+#: What a quiz's code opens in the code space (``games.lobby``).
+CODE_KIND = "quiz"
 
 
 #: What each kind needs from the pool (``games.engines.quiz.TOO_SMALL``), for teachers.
@@ -102,14 +103,6 @@ def _too_small_message(error: engine.QuizTooSmall) -> str:
         "wanted": error.wanted,
         "reason": TOO_SMALL_REASONS[error.kind],
     }
-
-
-def _code_new() -> str:
-    for _attempt in range(20):
-        code = join_code_new()
-        if not Quiz.objects.filter(code=code).exists():
-            return code
-    raise QuizError("no_code", _("No free code was found; try again."))
 
 
 def _counts_check(counts: Mapping[str, int] | None, total: int) -> dict[str, int] | None:
@@ -171,12 +164,12 @@ def quiz_create(
             session=session,
             student=student,
             seed=seed if seed is not None else secrets.randbelow(SEED_MAX),
-            code=_code_new(),
             pool=selectors.pool_to_dict(pool),
             # The worker has no request: it writes its messages in the teacher's language.
             options={"total": total, "counts": clean, "language": translation.get_language()},
             state=BuildState.QUEUED,
         )
+        code_claim(kind=CODE_KIND, obj=quiz, error=QuizError)
         if enqueue:
             transaction.on_commit(lambda: tasks.quiz_generate_task.delay(quiz.pk))
     return quiz
@@ -209,12 +202,12 @@ def quiz_create_imported(
         source=source,
         source_description=source_description[:300],
         seed=seed,
-        code=_code_new(),
         pool=dict(pool),
         options=dict(options),
         state=BuildState.DONE,
         progress=100,
     )
+    code_claim(kind=CODE_KIND, obj=quiz, error=QuizError)
     QuizItem.objects.bulk_create(
         QuizItem(
             quiz=quiz, position=position, kind=item.kind, prompt=item.prompt, key=item.key, points=item.points
@@ -992,11 +985,11 @@ def review_quiz_create(*, student: Any, item_keys: Iterable[str], owner: Any = N
             source_description=", ".join(keys)[:300],
             student=student,
             seed=seed,
-            code=_code_new(),
             pool=selectors.pool_to_dict(pool),
             options={"total": asked, "counts": counts, SELF_MARKED: self_review},
             state=BuildState.QUEUED,
         )
+        code_claim(kind=CODE_KIND, obj=quiz, error=QuizError)
         quiz = quiz_generate(quiz=quiz)
         if quiz.state != BuildState.DONE:
             raise QuizError("too_small", quiz.message)

@@ -69,13 +69,6 @@ class Workshop(models.Model):
         ordering = ["-created"]
         verbose_name = _("Connect the symbols workshop")
         verbose_name_plural = _("Connect the symbols workshops")
-        constraints = [
-            models.UniqueConstraint(
-                fields=["join_code"],
-                condition=~models.Q(status="closed"),
-                name="workshop_join_code_unique_while_open",
-            )
-        ]
 
     def __str__(self) -> str:
         return f"{self.title or _('Connect the symbols')} · {self.join_code}"

@@ -36,21 +36,14 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from content.models import Period, Status, Symbol, SymbolSet, Theme
 from content.permissions import content_visible_to, runs_for
-from games.models import GameSession
-from games.services import (
-    NICKNAME_MAX_LENGTH,
-    SessionError,
-    display_name,
-    join_code_new,
-    nickname_clean,
-    unique_name,
-)
+from games.lobby import LobbyError, Refusals, code_claim, code_release, is_signed_in, newcomer_name
 
 from .models import Group, Suggestion, Workshop, WorkshopParticipant
 
@@ -59,12 +52,18 @@ KEY_MAX_LENGTH = 120
 SUGGESTION_MAX_LENGTH = 500
 
 
-class WorkshopError(Exception):
+class WorkshopError(LobbyError):
     """A workshop request was refused; ``code`` for programs, ``str(error)`` for people."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+
+#: What a workshop's code opens in the code space (``games.lobby``).
+CODE_KIND = "workshop"
+#: A workshop's lobby says no in a workshop's words.
+WORKSHOP_REFUSALS = Refusals(
+    error=WorkshopError,
+    guests_not_allowed=gettext_lazy("Sign in to join this workshop: it does not take guests."),
+    nickname_taken=gettext_lazy("Someone in this workshop already uses that nickname."),
+)
 
 
 # --- creating and joining -----------------------------------------------------------------------
@@ -92,28 +91,19 @@ def workshop_create(
         raise WorkshopError("invalid_deal", _("To deal by a key, choose at least one theme or period."))
     if seed is None:
         seed = secrets.randbelow(SEED_MAX + 1)
-    for _attempt in range(20):
-        code = join_code_new()
-        # Unique among games too, so one join page could one day serve both.
-        if GameSession.objects.exclude(status=GameSession.Status.FINISHED).filter(join_code=code).exists():
-            continue
-        try:
-            with transaction.atomic():
-                workshop = Workshop.objects.create(
-                    title=" ".join(title.split())[:120],
-                    teacher=teacher,
-                    symbol_set=symbol_set,
-                    deal_mode=deal_mode,
-                    seed=seed,
-                    join_code=code,
-                    allow_guests=allow_guests,
-                )
-                workshop.key_themes.set(themes)
-                workshop.key_periods.set(periods)
-                return workshop
-        except IntegrityError:
-            continue
-    raise WorkshopError("no_join_code", _("No free join code was found; try again."))
+    with transaction.atomic():
+        workshop = Workshop.objects.create(
+            title=" ".join(title.split())[:120],
+            teacher=teacher,
+            symbol_set=symbol_set,
+            deal_mode=deal_mode,
+            seed=seed,
+            allow_guests=allow_guests,
+        )
+        code_claim(kind=CODE_KIND, obj=workshop, error=WorkshopError)
+        workshop.key_themes.set(themes)
+        workshop.key_periods.set(periods)
+    return workshop
 
 
 def workshop_join(
@@ -123,7 +113,7 @@ def workshop_join(
 
     A guest's ``token`` must be kept in the guest's own Django session.
     """
-    signed_in = user is not None and getattr(user, "is_authenticated", False)
+    signed_in = is_signed_in(user)
     with transaction.atomic():
         workshop = _lock(workshop)
         if signed_in:
@@ -134,28 +124,15 @@ def workshop_join(
                 raise WorkshopError("leader", _("You lead this workshop; your students join it."))
         if workshop.status == Workshop.Status.CLOSED:
             raise WorkshopError("closed", _("This workshop is over."))
-        taken = {name.casefold() for name in workshop.participants.values_list("nickname", flat=True)}
-        if signed_in:
-            name, token = unique_name(display_name(user), taken), ""
-        else:
-            if not workshop.allow_guests:
-                raise WorkshopError(
-                    "guests_not_allowed", _("Sign in to join this workshop: it does not take guests.")
-                )
-            try:
-                name = nickname_clean(nickname or "")
-            except SessionError as error:
-                raise WorkshopError(error.code, str(error)) from error
-            if name.casefold() in taken:
-                raise WorkshopError(
-                    "nickname_taken", _("Someone in this workshop already uses that nickname.")
-                )
-            token = secrets.token_urlsafe(32)
+        name, token = newcomer_name(
+            user=user,
+            nickname=nickname,
+            taken=workshop.participants.values_list("nickname", flat=True),
+            allow_guests=workshop.allow_guests,
+            refusals=WORKSHOP_REFUSALS,
+        )
         participant = WorkshopParticipant.objects.create(
-            workshop=workshop,
-            user=user if signed_in else None,
-            nickname=name[:NICKNAME_MAX_LENGTH],
-            token=token,
+            workshop=workshop, user=user if signed_in else None, nickname=name, token=token
         )
         _changed(workshop)
     return participant
@@ -282,6 +259,7 @@ def workshop_close(*, workshop: Workshop, by: Any) -> Workshop:
         _check_open(workshop)
         workshop.status = Workshop.Status.CLOSED
         _changed(workshop, "status")
+        code_release(kind=CODE_KIND, obj=workshop)  # the code may open something else now
     return workshop
 
 

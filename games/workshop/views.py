@@ -13,6 +13,7 @@ otherwise).
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import segno
@@ -30,8 +31,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from config import limits
 from content.media import PICTURE_CSP, picture_response
 from content.permissions import runs_for, teaching_rows
-from games.forms import GuestForm, JoinCodeForm
-from games.services import join_code_normalise
+from games import lobby_views
+from games.lobby import guest_remember, join_code_normalise
 
 from . import selectors, services
 from .forms import WorkshopForm
@@ -51,10 +52,12 @@ def _participant(request: HttpRequest, workshop_id: int) -> WorkshopParticipant 
 
 
 def _remember_guest(request: HttpRequest, participant: WorkshopParticipant) -> None:
-    if participant.token:
-        tokens = dict(request.session.get(selectors.GUEST_TOKENS_KEY) or {})
-        tokens[str(participant.workshop_id)] = participant.token
-        request.session[selectors.GUEST_TOKENS_KEY] = tokens
+    guest_remember(
+        request.session,
+        tokens_key=selectors.GUEST_TOKENS_KEY,
+        lobby_id=participant.workshop_id,
+        token=participant.token,
+    )
 
 
 def _notice(request: HttpRequest, text: str, *, error: bool = False) -> None:
@@ -121,10 +124,7 @@ def workshop_new(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def join(request: HttpRequest) -> HttpResponse:
-    form = JoinCodeForm(request.POST or request.GET or None)
-    if form.is_bound and form.is_valid():
-        return redirect("workshop:join_code", code=join_code_normalise(form.cleaned_data["code"]))
-    return render(request, "workshop/join.html", {"form": form})
+    return lobby_views.code_form(request, to="workshop:join_code", template="workshop/join.html")
 
 
 @require_http_methods(["GET", "POST"])
@@ -135,34 +135,23 @@ def join_code(request: HttpRequest, code: str) -> HttpResponse:
         return redirect("workshop:join_code", code=normalised)
     workshop = selectors.workshop_by_code(code)
     if workshop is None:
-        # Unknown and closed codes answer alike, and count as a guess.
-        limits.code_failure(request)
-        form = JoinCodeForm(initial={"code": code})
-        return render(request, "workshop/join.html", {"form": form, "not_found": code}, status=404)
+        return lobby_views.code_unknown(request, code, template="workshop/join.html")
     if _is_leader(request, workshop):
         return redirect("workshop:lead", pk=workshop.pk)
     if _participant(request, workshop.pk) is not None:
         return redirect("workshop:play", pk=workshop.pk)
-    signed_in = request.user.is_authenticated
-    guest_form = GuestForm(request.POST or None) if not signed_in and workshop.allow_guests else None
-    error = None
-    if request.method == "POST" and (signed_in or (guest_form is not None and guest_form.is_valid())):
-        try:
-            participant = services.workshop_join(
-                workshop=workshop,
-                user=request.user if signed_in else None,
-                nickname=None if signed_in else guest_form.cleaned_data["nickname"],
-            )
-        except services.WorkshopError as refusal:
-            error = str(refusal)
-        else:
-            _remember_guest(request, participant)
-            return redirect("workshop:play", pk=workshop.pk)
-    return render(
+
+    def joined(participant: WorkshopParticipant) -> HttpResponse:
+        _remember_guest(request, participant)
+        return redirect("workshop:play", pk=workshop.pk)
+
+    return lobby_views.join_form(
         request,
-        "workshop/join_code.html",
-        {"workshop": workshop, "guest_form": guest_form, "error": error, "signed_in": signed_in},
-        status=400 if error or (guest_form is not None and guest_form.errors) else 200,
+        allow_guests=workshop.allow_guests,
+        join=partial(services.workshop_join, workshop=workshop),
+        joined=joined,
+        template="workshop/join_code.html",
+        context={"workshop": workshop},
     )
 
 

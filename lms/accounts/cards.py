@@ -17,7 +17,7 @@ from typing import Any
 
 from django.utils.crypto import constant_time_compare, salted_hmac
 
-from games.services import JOIN_CODE_ALPHABET
+from games.lobby import JOIN_CODE_ALPHABET
 from lms.models import LoginCard
 
 PASSWORD_LENGTH = 8

@@ -19,7 +19,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import services as game_services
+from games.lobby import join_code_normalise
 from lms import privacy
 from lms.classes import services as class_services
 from lms.classes.errors import ClassError
@@ -248,7 +248,7 @@ def student_signup(*, code: str, name: str, username: str, password: str) -> Sig
     ``approval`` makes them wait for the teacher, ``closed`` refuses. A code that opens
     no class is refused as the join page refuses it (``unknown_code``).
     """
-    normalised = game_services.join_code_normalise(code or "")
+    normalised = join_code_normalise(code or "")
     if not normalised:
         raise AccountError("invalid_code", _("Type the class code your teacher shows, for example K7M2QX."))
     school_class = (

@@ -11,7 +11,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -20,6 +20,7 @@ from django.utils.translation import ngettext
 from content.models import Deck
 from games import selectors as game_selectors
 from games import services as game_services
+from games.lobby import code_claim, code_release, join_code_normalise
 from games.models import PracticeAssignment
 from games.play.knowledge.services import KnowledgeOptions, homework_token, knowledge_solo_start
 from games.play.znajznak.practice import practice_assignment_create, practice_start
@@ -30,6 +31,8 @@ from . import quizzes, tasks
 from .errors import ClassError
 from .selectors import when_shown
 
+#: What a class's code opens in the code space (``games.lobby``).
+CODE_KIND = "class"
 NAME_MAX_LENGTH = 120
 TITLE_MAX_LENGTH = 160
 POINTS_MAX = Decimal("10000")
@@ -76,15 +79,10 @@ def class_create(*, teacher: Any, name: str) -> SchoolClass:
     if not getattr(teacher, "can_author", False):
         raise ClassError("not_allowed", _("Only teachers create classes."))
     name = _name_clean(name)
-    for _attempt in range(20):
-        try:
-            with transaction.atomic():
-                return SchoolClass.objects.create(
-                    name=name, teacher=teacher, join_code=game_services.join_code_new()
-                )
-        except IntegrityError:
-            continue  # the code is taken by an active class: draw again
-    raise ClassError("no_join_code", _("No free join code was found; try again."))
+    with transaction.atomic():
+        school_class = SchoolClass.objects.create(name=name, teacher=teacher)
+        code_claim(kind=CODE_KIND, obj=school_class, error=ClassError)
+    return school_class
 
 
 @transaction.atomic
@@ -112,23 +110,13 @@ def class_update(
     if archived is not None and archived != school_class.archived:
         school_class.archived = archived
         fields.append("archived")
-        if (
-            not archived
-            and SchoolClass.objects.filter(join_code=school_class.join_code, archived=False).exists()
-        ):
-            school_class.join_code = _free_code()
-            fields.append("join_code")
     if fields:
         school_class.save(update_fields=fields)
+    if "archived" in fields and archived:
+        code_release(kind=CODE_KIND, obj=school_class)
+    elif "archived" in fields:
+        code_claim(kind=CODE_KIND, obj=school_class, error=ClassError, prefer=school_class.join_code)
     return school_class
-
-
-def _free_code() -> str:
-    for _attempt in range(20):
-        code = game_services.join_code_new()
-        if not SchoolClass.objects.filter(join_code=code, archived=False).exists():
-            return code
-    raise ClassError("no_join_code", _("No free join code was found; try again."))
 
 
 @transaction.atomic
@@ -138,8 +126,7 @@ def class_code_renew(*, school_class: SchoolClass, by: Any) -> SchoolClass:
     _require_teacher(school_class, by)
     if school_class.archived:
         raise ClassError("archived", _("An archived class has no join code; bring it back first."))
-    school_class.join_code = _free_code()
-    school_class.save(update_fields=["join_code"])
+    code_claim(kind=CODE_KIND, obj=school_class, error=ClassError)
     return school_class
 
 
@@ -155,7 +142,7 @@ def class_join(*, code: str, student: Any) -> ClassMember:
                 "A teacher is added as a co-teacher by the class's teacher."
             ),
         )
-    normalised = game_services.join_code_normalise(code or "")
+    normalised = join_code_normalise(code or "")
     if not normalised:
         raise ClassError("invalid_code", _("Type the class code your teacher shows, for example K7M2QX."))
     with transaction.atomic():

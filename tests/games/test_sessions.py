@@ -17,7 +17,7 @@ from django.urls import reverse
 
 from content.building import deck_plan
 from content.models import BuildState, Deck
-from games import services
+from games import lobby, services
 from games.engines import engine_for, znajznak
 from games.engines.base import IllegalAction, InvalidAction
 from games.models import ActionRecord, GameSession, Participant
@@ -117,7 +117,7 @@ def test_session_create_records_a_drawn_seed_a_join_code_and_the_facilitator(tea
 
     assert isinstance(session.seed, int) and 0 <= session.seed <= services.SEED_MAX
     assert len(session.join_code) == 6
-    assert set(session.join_code) <= set(services.JOIN_CODE_ALPHABET)
+    assert set(session.join_code) <= set(lobby.JOIN_CODE_ALPHABET)
     assert session.status == GameSession.Status.LOBBY and session.state is None and session.version == 0
     facilitator = session.participants.get()
     assert facilitator.user == teacher and facilitator.role == Participant.Role.FACILITATOR
@@ -146,7 +146,7 @@ def test_unknown_games_and_variants_are_refused(teacher, game, variant, code):
 
 def test_join_codes_are_unique_among_open_sessions_and_reused_once_finished(teacher, monkeypatch):
     codes = iter(["AAAAAA", "AAAAAA", "BBBBBB", "AAAAAA"])
-    monkeypatch.setattr(services, "join_code_new", lambda: next(codes))
+    monkeypatch.setattr(lobby, "code_draw", lambda: next(codes))
 
     first = create_session(teacher)
     second = create_session(teacher)  # drew AAAAAA, taken: drew again

@@ -11,7 +11,8 @@ import pytest
 from django.test import Client
 from openpyxl import load_workbook
 
-from games.services import JOIN_CODE_ALPHABET
+from games import lobby
+from games.lobby import JOIN_CODE_ALPHABET
 from lms import grading
 from lms.classes import services
 from lms.classes.errors import ClassError
@@ -100,10 +101,12 @@ def test_a_new_code_replaces_the_old_one(teacher, student):
     services.class_join(code=renewed.join_code, student=student)
 
 
-def test_a_class_brought_back_gets_a_fresh_code_when_its_own_was_reused(teacher):
+def test_a_class_brought_back_gets_a_fresh_code_when_its_own_was_reused(teacher, monkeypatch):
     school_class = services.class_create(teacher=teacher, name="3b")
     services.class_update(school_class=school_class, by=teacher, archived=True)
-    SchoolClass.objects.create(name="other", teacher=teacher, join_code=school_class.join_code)
+    with monkeypatch.context() as patch:
+        patch.setattr(lobby, "code_draw", lambda: school_class.join_code)
+        services.class_create(teacher=teacher, name="other")  # takes the released code
     restored = services.class_update(school_class=school_class, by=teacher, archived=False)
     assert not restored.archived and restored.join_code != school_class.join_code
 

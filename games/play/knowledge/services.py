@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core import signing
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
@@ -23,6 +23,7 @@ from content.models import KnowledgeBoard, KnowledgeQuestion
 from games import services as game_services
 from games.engines import knowledge
 from games.engines.base import InvalidSetup, rng_for
+from games.lobby import NICKNAME_MAX_LENGTH, code_claim, display_name, unique_name
 from games.models import GameSession, Participant
 from games.signals import item_answered, knowledge_game_finished
 
@@ -203,7 +204,7 @@ def knowledge_solo_start(*, student: Any, options: KnowledgeOptions, teacher: An
     board, pool = _resolve(user=owner, options=options)
     seed = secrets.randbelow(game_services.SEED_MAX + 1)
     setup = knowledge_setup(board=board, questions=pool, seed=seed, harder_start=options.harder_start)
-    name = game_services.display_name(student)[: game_services.NICKNAME_MAX_LENGTH] or "?"
+    name = display_name(student)[:NICKNAME_MAX_LENGTH] or "?"
     setup["players"] = [{"id": SOLO_PLAYER, "name": name}]
     assets = {"knowledge": {"board": board.pk, "board_name": board.name, "solo": True}}
     with transaction.atomic():
@@ -217,7 +218,7 @@ def knowledge_solo_start(*, student: Any, options: KnowledgeOptions, teacher: An
                 assets=assets,
             )
             if name.casefold() == session.participants.get().nickname.casefold():
-                name = game_services.unique_name(name, {name.casefold()})
+                name = unique_name(name, {name.casefold()})
         else:
             session = _session_for_student(
                 student=student, variant=options.variant, setup=setup, seed=seed, assets=assets
@@ -232,21 +233,12 @@ def _session_for_student(
     *, student: Any, variant: str, setup: dict[str, Any], seed: int, assets: dict[str, Any]
 ) -> GameSession:
     """A session a student runs for themself (``session_create`` is for teachers' classes)."""
-    for _attempt in range(20):
-        try:
-            with transaction.atomic():
-                return GameSession.objects.create(
-                    game="knowledge",
-                    variant=variant,
-                    setup=setup,
-                    seed=seed,
-                    facilitator=student,
-                    join_code=game_services.join_code_new(),
-                    assets=assets,
-                )
-        except IntegrityError:
-            continue
-    raise SessionError("no_join_code", _("No free join code was found; try again."))
+    with transaction.atomic():
+        session = GameSession.objects.create(
+            game="knowledge", variant=variant, setup=setup, seed=seed, facilitator=student, assets=assets
+        )
+        code_claim(kind=game_services.CODE_KIND, obj=session, error=SessionError)
+    return session
 
 
 def knowledge_progress_record(*, session: GameSession) -> int:

@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from games import classroom, selectors, services
 from games.engines import engine_for, znajznak
 from games.engines.base import rng_for
+from games.lobby import code_claim, display_name, unique_name
 from games.models import GameSession, Participant, PracticeAssignment, PracticeRun
 from games.signals import practice_run_finished
 
@@ -28,16 +29,8 @@ BOT_DEFAULT_SECONDS = Decimal("8")
 BOT_DEFAULT_ACCURACY = 80
 
 
-def _code_new() -> str:
-    for _attempt in range(20):
-        code = services.join_code_new()
-        taken = (
-            PracticeAssignment.objects.filter(code=code).exists()
-            or GameSession.objects.exclude(status=GameSession.Status.FINISHED).filter(join_code=code).exists()
-        )
-        if not taken:
-            return code
-    raise services.SessionError("no_join_code", _("No free code was found; try again."))
+#: What a practice's code opens in the code space (``games.lobby``).
+CODE_KIND = "practice"
 
 
 def practice_assignment_create(
@@ -61,18 +54,20 @@ def practice_assignment_create(
         raise services.SessionError("invalid_setup", _("The opponent's right names are 0 to 100 %."))
     if Decimal(str(bot_seconds)) <= 0:
         raise services.SessionError("invalid_setup", _("The opponent needs some time to find a symbol."))
-    return PracticeAssignment.objects.create(
-        owner=owner,
-        title=title.strip()[:120] or deck.name[:120],
-        code=_code_new(),
-        deck=deck,
-        card_set=card_set,
-        mode=mode,
-        cards_per_player=cards_per_player,
-        bot_seconds=Decimal(str(bot_seconds)),
-        bot_accuracy=int(bot_accuracy),
-        timer=timer,
-    )
+    with transaction.atomic():
+        assignment = PracticeAssignment.objects.create(
+            owner=owner,
+            title=title.strip()[:120] or deck.name[:120],
+            deck=deck,
+            card_set=card_set,
+            mode=mode,
+            cards_per_player=cards_per_player,
+            bot_seconds=Decimal(str(bot_seconds)),
+            bot_accuracy=int(bot_accuracy),
+            timer=timer,
+        )
+        code_claim(kind=CODE_KIND, obj=assignment, error=services.SessionError)
+    return assignment
 
 
 def practice_start(*, assignment: PracticeAssignment, student: Any, mode: str | None = None) -> PracticeRun:
@@ -101,9 +96,9 @@ def practice_start(*, assignment: PracticeAssignment, student: Any, mode: str | 
             kind=GameSession.Kind.PRACTICE,
         )
         taken = {name.casefold() for name in session.participants.values_list("nickname", flat=True)}
-        name = services.unique_name(services.display_name(student), taken)
+        name = unique_name(display_name(student), taken)
         taken.add(name.casefold())
-        opponent = services.unique_name(
+        opponent = unique_name(
             _("The clock") if mode == PracticeRun.Mode.CLOCK else _("Simulated opponent"), taken
         )
         Participant.objects.create(

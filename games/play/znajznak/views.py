@@ -23,6 +23,7 @@ from config import limits
 from content.permissions import runs_for
 from games import selectors as game_selectors
 from games import services as game_services
+from games.lobby import guest_remember, join_code_normalise
 from games.models import ClassRun, GameSession, Participant, PracticeRun
 from games.views import json_error, request_participant
 
@@ -102,10 +103,12 @@ def class_follow(request: HttpRequest, pk: int) -> HttpResponse:
     duel = game_selectors.class_duel_for(run=run, member=member)
     if duel is None:
         return redirect("games:session", pk=run.lobby_id)
-    if member.token:
-        tokens = dict(request.session.get(game_selectors.GUEST_TOKENS_KEY) or {})
-        tokens[str(duel.session_id)] = member.token
-        request.session[game_selectors.GUEST_TOKENS_KEY] = tokens
+    guest_remember(
+        request.session,
+        tokens_key=game_selectors.GUEST_TOKENS_KEY,
+        lobby_id=duel.session_id,
+        token=member.token,
+    )
     return redirect("games:session", pk=duel.session_id)
 
 
@@ -148,7 +151,7 @@ def practice_new(request: HttpRequest) -> HttpResponse:
 @limits.codes_limited
 def practice(request: HttpRequest, code: str) -> HttpResponse:
     """A student's practice: start a game; their earlier results."""
-    assignment = game_selectors.practice_by_code(game_services.join_code_normalise(code))
+    assignment = game_selectors.practice_by_code(join_code_normalise(code))
     if assignment is None:
         limits.code_failure(request)
         raise Http404
