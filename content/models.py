@@ -18,6 +18,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from games.engines.activity import MAX_POINTS, MIN_POINTS
 from games.engines.base import InvalidSetup
 from games.engines.knowledge_board import board_from_dict
 
@@ -349,8 +350,9 @@ SLOT_FORMS = {
 }
 SLOTS = tuple(SLOT_FORMS)
 
-#: Activity rulebook, Play: a term scores 3 to 6 points (6 opens the game to all teams).
-TERM_POINTS_MIN, TERM_POINTS_MAX = 3, 6
+#: Activity rulebook, Play: a term scores 3 to 6 points (6 opens the game to all teams);
+#: the engine's numbers, so the game and the authoring agree.
+TERM_POINTS_MIN, TERM_POINTS_MAX = MIN_POINTS, MAX_POINTS
 
 
 def term_points_problem(kind: str, points: int | None) -> str | None:
