@@ -29,7 +29,7 @@ from django.utils.translation import gettext as _
 
 from .models import SLOT_FORMS, SLOTS, ActivityCard, Status, Tag, term_points_problem
 from .permissions import content_visible_to
-from .services import activity_card_create
+from .services import activity_card_create, tags_for
 
 __all__ = [
     "CardsMade",
@@ -226,14 +226,12 @@ def _layout(terms: list[ParsedTerm]) -> tuple[list[dict[str, ParsedTerm]], int]:
 def _tag_for(owner: Any, name: str) -> Tag:
     """The list's tag: its name as a slug, made the teacher's own if others use it already."""
     base = slugify(name)[:40] or "terms"
-    tag = Tag.objects.filter(slug=base).first()
-    if tag is None:
-        return Tag.objects.create(slug=base)
+    tag = tags_for(slugs=[base])[0]
     foreign = ActivityCard.objects.filter(tags=tag).exclude(owner=owner).exists()
     if not foreign:
         return tag
     own = f"{base}-{slugify(owner.get_username())}"[:50]
-    return Tag.objects.get_or_create(slug=own)[0]
+    return tags_for(slugs=[own])[0]
 
 
 @transaction.atomic

@@ -176,6 +176,10 @@ def import_file_path(instance: ImportJob, filename: str) -> str:
     return random_name("imports", filename)
 
 
+#: A symbol's number is printed with three digits (002), so 1 to 999.
+SYMBOL_NUMBERS = range(1, 1000)
+
+
 class Symbol(AuthoredContent):
     """A ZnajZnak symbol, as on the game card's back and the auxiliary card."""
 
@@ -184,7 +188,7 @@ class Symbol(AuthoredContent):
     )
     number = models.PositiveSmallIntegerField(
         _("number"),
-        validators=[MinValueValidator(1), MaxValueValidator(999)],
+        validators=[MinValueValidator(SYMBOL_NUMBERS[0]), MaxValueValidator(SYMBOL_NUMBERS[-1])],
         help_text=_("Printed with three digits (002); unique within the collection."),
     )
     name = models.CharField(_("name"), max_length=120, help_text=_("Printed in bold."))

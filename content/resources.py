@@ -143,6 +143,7 @@ from .answers import AnswerError, answer_format, answer_parse
 from .models import (
     LANGUAGES,
     SLOTS,
+    SYMBOL_NUMBERS,
     ActivityCard,
     ActivityTerm,
     Collection,
@@ -170,6 +171,7 @@ from .services import (
     picture_file,
     symbol_create,
     symbol_update,
+    tags_for,
 )
 
 __all__ = [
@@ -347,7 +349,7 @@ class TagListWidget(ManyToManyWidget):
 
     @staticmethod
     def tags_for(slugs: list[str]) -> list[Tag]:
-        return [Tag.objects.get_or_create(slug=slug)[0] for slug in slugs]
+        return tags_for(slugs=slugs)
 
 
 class NameListWidget(Widget):
@@ -661,7 +663,11 @@ class SymbolResource(ContentResource):
     numeric_columns = frozenset({"number"})
 
     collection = Field("collection", "collection", SlugWidget(Collection, "collection"))
-    number = Field("number", "number", WholeNumberWidget(minimum=1, maximum=999, what="A symbol's number"))
+    number = Field(
+        "number",
+        "number",
+        WholeNumberWidget(minimum=SYMBOL_NUMBERS[0], maximum=SYMBOL_NUMBERS[-1], what="A symbol's number"),
+    )
     name = Field("name", "name", TextWidget())
     alternative_names = Field("alternative_names", "alternative_names", NameListWidget())
     description = Field("description", "description", TextWidget())

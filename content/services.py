@@ -19,6 +19,7 @@ from .models import (
     Symbol,
     SymbolSet,
     SymbolSetMember,
+    Tag,
     card_slots_problem,
 )
 from .permissions import can_change
@@ -43,6 +44,7 @@ __all__ = [
     "symbol_set_members_set",
     "symbol_set_update",
     "symbol_update",
+    "tags_for",
 ]
 
 Row = TypeVar("Row", bound=models.Model)
@@ -133,6 +135,11 @@ def reference_update(*, row: Row, data: Mapping[str, Any]) -> Row:
     return model_update(instance=row, data=data)
 
 
+def tags_for(*, slugs: Sequence[str]) -> list[Tag]:
+    """The tags of these slugs, made when missing (a tag is a free label)."""
+    return [Tag.objects.get_or_create(slug=slug)[0] for slug in slugs]
+
+
 def content_delete(*, row: models.Model) -> None:
     """Delete a row; raises ``ProtectedError`` while other content still points at it."""
     row.delete()
@@ -193,10 +200,13 @@ def activity_terms_check(terms: Sequence[Mapping[str, Any]]) -> list[ActivityTer
     return sorted(rows, key=lambda row: row.slot)
 
 
+@transaction.atomic
 def activity_card_terms_set(*, card: ActivityCard, terms: Sequence[Mapping[str, Any]]) -> None:
     """Replace the card's terms with ``terms`` (dicts of slot, kind, text, points), checked by
     ``activity_terms_check``. A slot's term is changed in place, so it keeps its id."""
     rows = activity_terms_check(terms)
+    # One writer of a card's terms at a time: the card's row is the lock.
+    list(ActivityCard.objects.select_for_update().filter(pk=card.pk).values_list("pk", flat=True))
     present = {term.slot: term for term in ActivityTerm.objects.filter(card=card)}
     changed, new = [], []
     for row in rows:

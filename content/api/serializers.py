@@ -107,13 +107,15 @@ class PeriodSerializer(ModelSerializer):
         fields = ("id", "slug", "name", "start_year", "end_year", "label", "years", "colour", "position")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        # The model's check constraint, as a message instead of an IntegrityError.
+        # The model's check constraint (years in order), as a message on the end year
+        # instead of an IntegrityError.
         start = attrs.get("start_year", getattr(self.instance, "start_year", None))
         end = attrs.get("end_year", getattr(self.instance, "end_year", None))
-        if start is not None and end is not None and start > end:
-            raise serializers.ValidationError(
-                {"end_year": _("The start year must not be after the end year.")}
-            )
+        if start is not None and end is not None:
+            try:
+                Period(start_year=start, end_year=end).validate_constraints()
+            except DjangoValidationError as error:
+                raise serializers.ValidationError({"end_year": error.messages}) from error
         return attrs
 
 

@@ -55,7 +55,7 @@ def _read(name: str) -> list[dict[str, Any]]:
 
 
 def _tags(slugs: list[str]) -> list[Tag]:
-    return [Tag.objects.get_or_create(slug=slug)[0] for slug in slugs]
+    return services.tags_for(slugs=slugs)
 
 
 # The placeholders drawn before they became wordless carried this word; a picture that

@@ -38,6 +38,7 @@ from content.media import random_name
 from content.models import (
     LANGUAGES,
     SLOTS,
+    SYMBOL_NUMBERS,
     TERM_POINTS_MAX,
     TERM_POINTS_MIN,
     ActivityCard,
@@ -300,8 +301,8 @@ class ImportContext:
             model,
             key,
             package,
-            lambda e: model._default_manager.create(
-                slug=e["key"], name=e["name"], description=e["description"]
+            lambda e: services.reference_create(
+                model=model, data={"slug": e["key"], "name": e["name"], "description": e["description"]}
             ),
         )
 
@@ -316,14 +317,17 @@ class ImportContext:
     def period(self, key: str) -> Period:
         def make(e: dict[str, Any]) -> Period:
             last = Period.objects.aggregate(m=Max("position"))["m"] or 0
-            return Period.objects.create(
-                slug=e["key"],
-                name=e["name"],
-                start_year=e["start_year"],
-                end_year=e["end_year"],
-                label=e["label"],
-                colour=e["colour"],
-                position=last + 1,
+            return services.reference_create(
+                model=Period,
+                data={
+                    "slug": e["key"],
+                    "name": e["name"],
+                    "start_year": e["start_year"],
+                    "end_year": e["end_year"],
+                    "label": e["label"],
+                    "colour": e["colour"],
+                    "position": last + 1,
+                },
             )
 
         row = self._reference(Period, key, self.ref_periods, make)
@@ -332,7 +336,7 @@ class ImportContext:
 
     @staticmethod
     def tags(slugs: Iterable[str]) -> list[Tag]:
-        return [Tag.objects.get_or_create(slug=slug)[0] for slug in slugs]
+        return services.tags_for(slugs=list(slugs))
 
     def new_uid(self, model: type[Model], item: Item, *, copy: bool) -> uuid.UUID:
         """The item's own ``uid``, unless it is a copy or the identifier is taken here
@@ -509,7 +513,7 @@ class SymbolSection(Section):
         return {
             "uid": reader.uid(),
             "collection": reader.key("collection", max_length=_max(Collection, "slug")),
-            "number": reader.integer("number", minimum=1, maximum=999),
+            "number": reader.integer("number", minimum=SYMBOL_NUMBERS[0], maximum=SYMBOL_NUMBERS[-1]),
             "name": reader.text("name", max_length=_max(Symbol, "name"), blank=False),
             "alternative_names": reader.texts(
                 "alternative_names", max_items=100, max_length=_max(Symbol, "name")
@@ -580,7 +584,7 @@ class SymbolSection(Section):
             used = taken[key]
             number = item.entry["number"]
             if number in used:
-                free = [n for n in range(1, 1000) if n not in used]
+                free = [n for n in SYMBOL_NUMBERS if n not in used]
                 if not free:
                     ctx.problems.add(
                         where(self.name, item.index, item.label),
