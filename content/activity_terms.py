@@ -27,8 +27,9 @@ from django.db.models import Count, Q, QuerySet
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
-from .models import SLOT_FORMS, SLOTS, ActivityCard, ActivityTerm, Status, Tag
+from .models import SLOT_FORMS, SLOTS, ActivityCard, Status, Tag, term_points_problem
 from .permissions import content_visible_to
+from .services import activity_card_create, tags_for
 
 __all__ = [
     "CardsMade",
@@ -106,7 +107,7 @@ def activity_terms_parse(text: str, *, default_points: int = 4) -> tuple[list[Pa
     "Westerplatte; 5" is a term worth 5, "Solidarność; describe" a term for B or E worth
     ``default_points``, "chain: dějepis" a chain; a later "westerplatte" is left out.
     """
-    if not 3 <= default_points <= 6:
+    if term_points_problem("term", default_points):
         raise TermListError(_("Terms score 3 to 6 points."))
     terms: list[ParsedTerm] = []
     seen: set[str] = set()
@@ -133,7 +134,7 @@ def activity_terms_parse(text: str, *, default_points: int = 4) -> tuple[list[Pa
         for option in options:
             if option.isascii() and option.isdigit():
                 points = int(option)
-                if not 3 <= points <= 6:
+                if term_points_problem("term", points):
                     raise TermListError(
                         _("Line %(n)d: points are 3 to 6 (6 opens the game to every team), not %(p)s.")
                         % {"n": number, "p": option}
@@ -225,14 +226,12 @@ def _layout(terms: list[ParsedTerm]) -> tuple[list[dict[str, ParsedTerm]], int]:
 def _tag_for(owner: Any, name: str) -> Tag:
     """The list's tag: its name as a slug, made the teacher's own if others use it already."""
     base = slugify(name)[:40] or "terms"
-    tag = Tag.objects.filter(slug=base).first()
-    if tag is None:
-        return Tag.objects.create(slug=base)
+    tag = tags_for(slugs=[base])[0]
     foreign = ActivityCard.objects.filter(tags=tag).exclude(owner=owner).exists()
     if not foreign:
         return tag
     own = f"{base}-{slugify(owner.get_username())}"[:50]
-    return Tag.objects.get_or_create(slug=own)[0]
+    return tags_for(slugs=[own])[0]
 
 
 @transaction.atomic
@@ -260,16 +259,18 @@ def activity_cards_from_terms(
     tag = _tag_for(owner, name)
     cards = []
     for number, slots in enumerate(layout, start=1):
-        card = ActivityCard.objects.create(
-            title=f"{name} {number}/{len(layout)}"[:120],
-            language=language,
+        card = activity_card_create(
             owner=owner,
-            status=Status.PUBLISHED if publish else Status.DRAFT,
-        )
-        card.tags.add(tag)
-        ActivityTerm.objects.bulk_create(
-            ActivityTerm(card=card, slot=slot, kind=term.kind, text=term.text, points=term.points)
-            for slot, term in sorted(slots.items())
+            data={
+                "title": f"{name} {number}/{len(layout)}"[:120],
+                "language": language,
+                "status": Status.PUBLISHED if publish else Status.DRAFT,
+                "tags": [tag],
+            },
+            terms=[
+                {"slot": slot, "kind": term.kind, "text": term.text, "points": term.points}
+                for slot, term in sorted(slots.items())
+            ],
         )
         cards.append(card)
     return CardsMade(cards=cards, tag=tag, terms=len(terms), repeated=repeated, duplicates=repeats)

@@ -1,7 +1,9 @@
 """The authoring admin: what curators and teachers use every day.
 
-Per-object rules come from ``content/permissions.py``; writes that are more than
-a form save (bulk publish, adding to a set) go through ``content/services.py``.
+Per-object rules come from ``content/permissions.py``. The rows of symbols, symbol sets,
+Activity cards, Knowledge? questions and the reference data are written by the services
+of ``content/services.py`` (one call with the form's and the inlines' data, as the API
+and the imports call them), as are bulk publishing and adding to a set.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.widgets import AdminFileWidget
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Model, Q, QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -55,6 +57,7 @@ from .models import (
     SymbolSetMember,
     Tag,
     Theme,
+    card_slots_problem,
 )
 from .permissions import can_change, can_delete, content_editable_by, content_visible_to
 from .questions import picture_digest, question_errors
@@ -158,11 +161,79 @@ class AuthoredAdmin(admin.ModelAdmin):
             )
 
 
+def _form_data(form: Any) -> dict[str, Any]:
+    """What an admin form validated, as a service takes it: the row's fields (the form's
+    clean has set them on its instance) and its many-to-many fields."""
+    data: dict[str, Any] = {}
+    for field in form.instance._meta.get_fields():
+        if field.name not in form.cleaned_data or not getattr(field, "editable", False):
+            continue
+        if field.many_to_many:
+            data[field.name] = form.cleaned_data[field.name]
+        elif field.concrete:
+            data[field.name] = getattr(form.instance, field.name)
+    return data
+
+
+def _inline_rows(formset: Any) -> list[dict[str, Any]]:
+    """The kept forms' cleaned data of an inline, in the order of the form."""
+    return [
+        form.cleaned_data
+        for form in formset.forms
+        if getattr(form, "cleaned_data", None) and not form.cleaned_data.get("DELETE")
+    ]
+
+
+def _inline_of(formsets: list[Any], model: type[Model], rows: Any) -> Any:
+    """``rows`` of the inline of ``model``; None when the page has no such inline."""
+    formset = next((f for f in formsets if f.model is model), None)
+    return None if formset is None else rows(formset)
+
+
+class ServiceSaved:
+    """A row and its inlines written by one service call (``row_save``), once the form and
+    every inline are valid: ``save_model`` only settles what the call needs."""
+
+    def row_save(self, *, obj: Any, data: dict[str, Any], formsets: list[Any], change: bool) -> Model:
+        raise NotImplementedError
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        """Nothing yet: the admin calls ``save_related`` next (the change list too, with no
+        inlines), and that writes the row with its inlines."""
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        obj = form.instance
+        row = self.row_save(obj=obj, data=_form_data(form), formsets=list(formsets), change=change)
+        if row is not obj:
+            obj.__dict__.update(row.__dict__)  # the admin goes on with the object it made
+        for formset in formsets:
+            # The admin's history lists what an inline's save did; the service wrote them.
+            formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+
+
+class AuthoredServiceSaved(ServiceSaved):
+    """Owned content: a new row is the creator's unless an admin chose."""
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        if not change and obj.owner_id is None and not request.user.is_admin:
+            obj.owner = request.user
+        super().save_model(request, obj, form, change)
+
+
+class ReferenceAdmin(ServiceSaved, admin.ModelAdmin):
+    """Periods, themes, collections, tags."""
+
+    def row_save(self, *, obj: Any, data: dict[str, Any], formsets: list[Any], change: bool) -> Model:
+        if change:
+            return services.reference_update(row=obj, data=data)
+        return services.reference_create(model=type(obj), data=data)
+
+
 # --- Reference data: periods, themes, collections, tags -------------------------------------
 
 
 @admin.register(Period)
-class PeriodAdmin(admin.ModelAdmin):
+class PeriodAdmin(ReferenceAdmin):
     list_display = ("name", "years", "colour_swatch", "position")
     list_editable = ("position",)
     search_fields = ("name", "slug")
@@ -178,7 +249,7 @@ class PeriodAdmin(admin.ModelAdmin):
 
 
 @admin.register(Theme)
-class ThemeAdmin(admin.ModelAdmin):
+class ThemeAdmin(ReferenceAdmin):
     list_display = ("name", "slug", "symbol_count")
     search_fields = ("name", "slug", "description")
     prepopulated_fields = {"slug": ("name",)}
@@ -192,7 +263,7 @@ class ThemeAdmin(admin.ModelAdmin):
 
 
 @admin.register(Collection)
-class CollectionAdmin(admin.ModelAdmin):
+class CollectionAdmin(ReferenceAdmin):
     list_display = ("name", "slug", "symbol_count")
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
@@ -206,7 +277,7 @@ class CollectionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Tag)
-class TagAdmin(admin.ModelAdmin):
+class TagAdmin(ReferenceAdmin):
     search_fields = ("slug",)
 
 
@@ -282,7 +353,7 @@ class AddToSetForm(forms.Form):
 
 
 @admin.register(Symbol)
-class SymbolAdmin(ImportExportLinksMixin, AuthoredAdmin):
+class SymbolAdmin(AuthoredServiceSaved, ImportExportLinksMixin, AuthoredAdmin):
     form = SymbolForm
     list_display = ("thumbnail", "code", "name", "collection", "period_list", "status", "owner")
     list_display_links = ("code", "name")
@@ -302,6 +373,11 @@ class SymbolAdmin(ImportExportLinksMixin, AuthoredAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         return super().get_queryset(request).prefetch_related("periods")
+
+    def row_save(self, *, obj: Any, data: dict[str, Any], formsets: list[Any], change: bool) -> Model:
+        if change:
+            return services.symbol_update(symbol=obj, data=data)
+        return services.symbol_create(owner=obj.owner, data=data)
 
     @admin.display(description=_("picture"))
     def thumbnail(self, obj: Symbol) -> str:
@@ -411,7 +487,7 @@ class SymbolSetMemberInline(ParentEditableInline, SortableTabularInline):
 
 
 @admin.register(SymbolSet)
-class SymbolSetAdmin(SortableAdminBase, AuthoredAdmin):
+class SymbolSetAdmin(AuthoredServiceSaved, SortableAdminBase, AuthoredAdmin):
     list_display = ("name", "size", "decks_summary", "visibility", "owner", "copied_from_link")
     list_filter = ("visibility",)
     search_fields = ("name", "slug", "description")
@@ -434,6 +510,12 @@ class SymbolSetAdmin(SortableAdminBase, AuthoredAdmin):
             .select_related("owner", "copied_from__owner")
         )
 
+    def row_save(self, *, obj: Any, data: dict[str, Any], formsets: list[Any], change: bool) -> Model:
+        ids = _inline_of(formsets, SymbolSetMember, _member_ids)
+        if change:
+            return services.symbol_set_update(symbol_set=obj, data=data, symbol_ids=ids)
+        return services.symbol_set_create(owner=obj.owner, data=data, symbol_ids=ids or [])
+
     @admin.display(description=_("symbols"), ordering="n_members")
     def size(self, obj: Any) -> int:
         return obj.n_members
@@ -455,6 +537,18 @@ class SymbolSetAdmin(SortableAdminBase, AuthoredAdmin):
         )
 
 
+def _member_ids(formset: Any) -> list[int]:
+    """The set's symbols in the order the curator dragged them to (a new row, without a
+    position yet, after the others)."""
+    rows = [
+        (row.get("position") or 0, index, row["symbol"].pk)
+        for index, row in enumerate(_inline_rows(formset))
+        if row.get("symbol") is not None
+    ]
+    rows.sort(key=lambda row: (row[0] <= 0, row[0], row[1]))
+    return [pk for _position, _index, pk in rows]
+
+
 # --- Activity cards --------------------------------------------------------------------------
 
 
@@ -463,23 +557,9 @@ class ActivityTermFormSet(BaseInlineFormSet):
 
     def clean(self) -> None:
         super().clean()
-        slots = []
-        for form in self.forms:
-            if not hasattr(form, "cleaned_data") or not form.cleaned_data:
-                continue
-            if form.cleaned_data.get("DELETE"):
-                continue
-            slots.append(form.cleaned_data.get("slot"))
-        missing = [s for s in SLOTS if s not in slots]
-        doubled = sorted({s for s in slots if slots.count(s) > 1})
-        if doubled:
-            raise ValidationError(
-                _("Each slot appears once; %(slots)s appear more than once.") % {"slots": ", ".join(doubled)}
-            )
-        if missing:
-            raise ValidationError(
-                _("A card has six terms, A to F; fill in %(slots)s.") % {"slots": ", ".join(missing)}
-            )
+        problem = card_slots_problem([row.get("slot") for row in _inline_rows(self)])
+        if problem:
+            raise ValidationError(problem)
 
 
 class ActivityTermInline(admin.TabularInline):
@@ -513,7 +593,7 @@ class ActivityTermInline(admin.TabularInline):
 
 
 @admin.register(ActivityCard)
-class ActivityCardAdmin(ImportExportLinksMixin, AuthoredAdmin):
+class ActivityCardAdmin(AuthoredServiceSaved, ImportExportLinksMixin, AuthoredAdmin):
     list_display = ("__str__", "term_summary", "language", "status", "owner")
     list_filter = ("status", "language", "tags")
     search_fields = ("title", "terms__text")
@@ -534,6 +614,12 @@ class ActivityCardAdmin(ImportExportLinksMixin, AuthoredAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         return super().get_queryset(request).prefetch_related("terms")
+
+    def row_save(self, *, obj: Any, data: dict[str, Any], formsets: list[Any], change: bool) -> Model:
+        terms = _inline_of(formsets, ActivityTerm, _inline_rows)
+        if change:
+            return services.activity_card_update(card=obj, data=data, terms=terms)
+        return services.activity_card_create(owner=obj.owner, data=data, terms=terms or [])
 
     @admin.display(description=_("terms"))
     def term_summary(self, obj: ActivityCard) -> str:
@@ -590,7 +676,7 @@ class KnowledgeQuestionForm(forms.ModelForm):
 
 
 @admin.register(KnowledgeQuestion)
-class KnowledgeQuestionAdmin(ImportExportLinksMixin, AuthoredAdmin):
+class KnowledgeQuestionAdmin(AuthoredServiceSaved, ImportExportLinksMixin, AuthoredAdmin):
     form = KnowledgeQuestionForm
     list_display = ("front_short", "category", "answer_shown", "language", "status", "owner")
     list_filter = ("category", "status", "language", "tags")
@@ -608,6 +694,11 @@ class KnowledgeQuestionAdmin(ImportExportLinksMixin, AuthoredAdmin):
         (None, {"fields": ("category", "front", "back", "answer", "source", "language", "status", "tags")}),
         (_("Ownership"), {"fields": ("owner", "editors", "created", "updated")}),
     )
+
+    def row_save(self, *, obj: Any, data: dict[str, Any], formsets: list[Any], change: bool) -> Model:
+        if change:
+            return services.knowledge_question_update(question=obj, data=data)
+        return services.knowledge_question_create(owner=obj.owner, data=data)
 
     @admin.display(description=_("question"), ordering="front")
     def front_short(self, obj: KnowledgeQuestion) -> str:

@@ -18,6 +18,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from games.engines.activity import MAX_POINTS, MIN_POINTS
 from games.engines.base import InvalidSetup
 from games.engines.knowledge_board import board_from_dict
 
@@ -175,6 +176,10 @@ def import_file_path(instance: ImportJob, filename: str) -> str:
     return random_name("imports", filename)
 
 
+#: A symbol's number is printed with three digits (002), so 1 to 999.
+SYMBOL_NUMBERS = range(1, 1000)
+
+
 class Symbol(AuthoredContent):
     """A ZnajZnak symbol, as on the game card's back and the auxiliary card."""
 
@@ -183,7 +188,7 @@ class Symbol(AuthoredContent):
     )
     number = models.PositiveSmallIntegerField(
         _("number"),
-        validators=[MinValueValidator(1), MaxValueValidator(999)],
+        validators=[MinValueValidator(SYMBOL_NUMBERS[0]), MaxValueValidator(SYMBOL_NUMBERS[-1])],
         help_text=_("Printed with three digits (002); unique within the collection."),
     )
     name = models.CharField(_("name"), max_length=120, help_text=_("Printed in bold."))
@@ -349,6 +354,37 @@ SLOT_FORMS = {
 }
 SLOTS = tuple(SLOT_FORMS)
 
+#: Activity rulebook, Play: a term scores 3 to 6 points (6 opens the game to all teams);
+#: the engine's numbers, so the game and the authoring agree.
+TERM_POINTS_MIN, TERM_POINTS_MAX = MIN_POINTS, MAX_POINTS
+
+
+def term_points_problem(kind: str, points: int | None) -> str | None:
+    """What is wrong with a term's points, by its kind, or None: ``"missing"`` (a term
+    without points), ``"range"`` (a term outside 3–6) or ``"unexpected"`` (a chain or a
+    rhyme with points). Activity rulebook, Play. Each writer words it for its own format.
+
+    >>> term_points_problem("term", 7), term_points_problem("chain", None)
+    ('range', None)
+    """
+    if kind != ActivityTerm.Kind.TERM:
+        return None if points is None else "unexpected"
+    if points is None:
+        return "missing"
+    return None if TERM_POINTS_MIN <= points <= TERM_POINTS_MAX else "range"
+
+
+def card_slots_problem(slots: list[str]) -> str | None:
+    """Why these slots do not make a card, or None: a card has six terms, one in each slot
+    A–F (Activity rulebook, Play)."""
+    doubled = sorted({slot for slot in slots if slots.count(slot) > 1})
+    if doubled:
+        return _("Each slot appears once; %(slots)s appear more than once.") % {"slots": ", ".join(doubled)}
+    missing = [slot for slot in SLOTS if slot not in slots]
+    if missing:
+        return _("A card has six terms, A to F; fill in %(slots)s.") % {"slots": ", ".join(missing)}
+    return None
+
 
 class ActivityTerm(models.Model):
     """One slot A–F of an Activity card: a term with its points, or a chain or a rhyme.
@@ -371,7 +407,7 @@ class ActivityTerm(models.Model):
         _("points"),
         null=True,
         blank=True,
-        validators=[MinValueValidator(3), MaxValueValidator(6)],
+        validators=[MinValueValidator(TERM_POINTS_MIN), MaxValueValidator(TERM_POINTS_MAX)],
         help_text=_("3–6 for a term; empty for chain and rhyme."),
     )
 
@@ -383,7 +419,7 @@ class ActivityTerm(models.Model):
             models.UniqueConstraint(fields=["card", "slot"], name="one_term_per_slot"),
             models.CheckConstraint(
                 condition=(
-                    models.Q(kind="term", points__gte=3, points__lte=6)
+                    models.Q(kind="term", points__gte=TERM_POINTS_MIN, points__lte=TERM_POINTS_MAX)
                     | (~models.Q(kind="term") & models.Q(points__isnull=True))
                 ),
                 name="term_points_rule",
@@ -399,9 +435,11 @@ class ActivityTerm(models.Model):
         return SLOT_FORMS[self.slot]
 
     def clean(self) -> None:
-        if self.kind == self.Kind.TERM and self.points is None:
+        # A term's points out of 3–6 are the field validators' to report.
+        problem = term_points_problem(self.kind, self.points)
+        if problem == "missing":
             raise ValidationError({"points": _("Give the term its points, from 3 to 6.")})
-        if self.kind != self.Kind.TERM and self.points is not None:
+        if problem == "unexpected":
             raise ValidationError({"points": _("Chain and rhyme have no points: leave the field empty.")})
 
 

@@ -143,6 +143,7 @@ from .answers import AnswerError, answer_format, answer_parse
 from .models import (
     LANGUAGES,
     SLOTS,
+    SYMBOL_NUMBERS,
     ActivityCard,
     ActivityTerm,
     Collection,
@@ -156,10 +157,22 @@ from .models import (
     Symbol,
     Tag,
     Theme,
+    term_points_problem,
 )
 from .permissions import can_change
 from .questions import picture_digest, question_errors
-from .services import PictureError, picture_file
+from .services import (
+    PictureError,
+    activity_card_create,
+    activity_card_update,
+    knowledge_question_create,
+    knowledge_question_update,
+    model_update,
+    picture_file,
+    symbol_create,
+    symbol_update,
+    tags_for,
+)
 
 __all__ = [
     "RESOURCES",
@@ -336,7 +349,7 @@ class TagListWidget(ManyToManyWidget):
 
     @staticmethod
     def tags_for(slugs: list[str]) -> list[Tag]:
-        return [Tag.objects.get_or_create(slug=slug)[0] for slug in slugs]
+        return tags_for(slugs=slugs)
 
 
 class NameListWidget(Widget):
@@ -621,12 +634,22 @@ class ContentResource(ModelResource):
             return
         instance = check.instance
         self.before_instance_save(instance, check)
-        instance.save()
+        data: dict[str, Any] = {
+            field.name: getattr(instance, field.name)
+            for field in instance._meta.concrete_fields
+            if field.editable and not field.primary_key
+        }
         for attribute, values in check.m2m.items():
             if isinstance(self.fields[attribute].widget, TagListWidget):
                 values = TagListWidget.tags_for(values)
-            getattr(instance, attribute).set(values)
+            data[attribute] = values
+        check.instance = instance = self.write(instance, data, check)
         self.save_extra(instance, check)
+
+    def write(self, instance: Any, data: dict[str, Any], check: RowCheck) -> Any:
+        """Write the row, new (``instance.pk`` None) or changed, with ``data``: its fields and
+        many-to-many fields. The kinds with a service of ``content/services.py`` call it."""
+        return model_update(instance=instance, data=data)
 
 
 # --- Symbols -------------------------------------------------------------------------------
@@ -640,7 +663,11 @@ class SymbolResource(ContentResource):
     numeric_columns = frozenset({"number"})
 
     collection = Field("collection", "collection", SlugWidget(Collection, "collection"))
-    number = Field("number", "number", WholeNumberWidget(minimum=1, maximum=999, what="A symbol's number"))
+    number = Field(
+        "number",
+        "number",
+        WholeNumberWidget(minimum=SYMBOL_NUMBERS[0], maximum=SYMBOL_NUMBERS[-1], what="A symbol's number"),
+    )
     name = Field("name", "name", TextWidget())
     alternative_names = Field("alternative_names", "alternative_names", NameListWidget())
     description = Field("description", "description", TextWidget())
@@ -742,6 +769,11 @@ class SymbolResource(ContentResource):
             except OSError:
                 pass  # the stored file is gone: the new one replaces it
         return {"picture": new}
+
+    def write(self, instance: Any, data: dict[str, Any], check: RowCheck) -> Any:
+        if instance.pk is None:
+            return symbol_create(owner=instance.owner, data=data)
+        return symbol_update(symbol=instance, data=data)
 
     def before_instance_save(self, instance: Any, check: RowCheck) -> None:
         content = check.extra.get("picture")
@@ -900,15 +932,17 @@ class ActivityCardResource(_ByIdResource):
                     )
                     failed.add("points")
             if "kind" not in failed and "points" not in failed:
-                if kind_text == ActivityTerm.Kind.TERM:
-                    if points is None:
-                        errors.add(f"{key}_points", f"The term in slot {slot} needs its points, from 3 to 6.")
-                        failed.add("points")
-                    elif not 3 <= points <= 6:
-                        errors.add(f"{key}_points", f"A term scores 3 to 6 points, not {points}.")
-                        failed.add("points")
-                elif points is not None:
-                    errors.add(f"{key}_points", f"A {kind_text} has no points; leave {key}_points empty.")
+                # The rule is the model's (term_points_problem); the words name the column.
+                problem = term_points_problem(kind_text, points)
+                if problem:
+                    errors.add(
+                        f"{key}_points",
+                        {
+                            "missing": f"The term in slot {slot} needs its points, from 3 to 6.",
+                            "range": f"A term scores 3 to 6 points, not {points}.",
+                            "unexpected": f"A {kind_text} has no points; leave {key}_points empty.",
+                        }[problem],
+                    )
                     failed.add("points")
             if "kind" in failed:
                 failed.add("points")  # the points rule depends on the kind
@@ -934,14 +968,14 @@ class ActivityCardResource(_ByIdResource):
             terms = []
         return {"terms": sorted((t.slot, t.kind, t.text, t.points) for t in terms)}
 
-    def save_extra(self, instance: Any, check: RowCheck) -> None:
-        # Updated in place so that the terms keep their ids (sessions may refer to them).
-        for term in check.extra["terms"]:
-            ActivityTerm.objects.update_or_create(
-                card=instance,
-                slot=term.slot,
-                defaults={"kind": term.kind, "text": term.text, "points": term.points},
-            )
+    def write(self, instance: Any, data: dict[str, Any], check: RowCheck) -> Any:
+        # A slot's term is changed in place, so it keeps its id (sessions may refer to it).
+        terms = [
+            {"slot": t.slot, "kind": t.kind, "text": t.text, "points": t.points} for t in check.extra["terms"]
+        ]
+        if instance.pk is None:
+            return activity_card_create(owner=instance.owner, data=data, terms=terms)
+        return activity_card_update(card=instance, data=data, terms=terms)
 
 
 for _name, _field in TERM_COLUMNS.items():
@@ -975,6 +1009,11 @@ class KnowledgeQuestionResource(_ByIdResource):
 
     def export_queryset(self, queryset: QuerySet[Any]) -> QuerySet[Any]:
         return queryset.prefetch_related("tags")
+
+    def write(self, instance: Any, data: dict[str, Any], check: RowCheck) -> Any:
+        if instance.pk is None:
+            return knowledge_question_create(owner=instance.owner, data=data)
+        return knowledge_question_update(question=instance, data=data)
 
     def dehydrate_answer(self, question: KnowledgeQuestion) -> str:
         return answer_format(question.category, question.answer)

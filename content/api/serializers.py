@@ -1,9 +1,11 @@
 """Input and output of the content API, version 1.
 
-Each serializer validates as the admin's forms do (same messages where the admin has
-one) and writes one row with its children in one transaction. Who may write at all
-is decided before, in ``content/api/permissions.py``; what only some writers may
-touch (the owner, the editors, which symbols go into a set) is checked here.
+Each serializer validates the shape of a request as the admin's forms do (same messages
+where the admin has one, from the same rules in ``content/models.py``) and renders the
+row back; it writes nothing: the views hand what it validated to one service of
+``content/services.py``. Who may write at all is decided before, in
+``content/api/permissions.py``; what only some writers may touch (the owner, the
+editors, which symbols go into a set) is checked here.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from collections import Counter
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import models, transaction
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import models
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
@@ -35,6 +38,7 @@ from content.models import (
     SymbolSet,
     Tag,
     Theme,
+    card_slots_problem,
 )
 from content.permissions import content_visible_to
 from content.pictures import MAX_BYTES
@@ -83,6 +87,12 @@ class ModelSerializer(serializers.ModelSerializer):
         models.URLField: URLTextField,
     }
 
+    def create(self, validated_data: dict[str, Any]) -> Any:
+        raise NotImplementedError("The views write through content.services.")
+
+    def update(self, instance: Any, validated_data: dict[str, Any]) -> Any:
+        raise NotImplementedError("The views write through content.services.")
+
 
 # --- Reference data ---------------------------------------------------------------------------
 
@@ -97,13 +107,15 @@ class PeriodSerializer(ModelSerializer):
         fields = ("id", "slug", "name", "start_year", "end_year", "label", "years", "colour", "position")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        # The model's check constraint, as a message instead of an IntegrityError.
+        # The model's check constraint (years in order), as a message on the end year
+        # instead of an IntegrityError.
         start = attrs.get("start_year", getattr(self.instance, "start_year", None))
         end = attrs.get("end_year", getattr(self.instance, "end_year", None))
-        if start is not None and end is not None and start > end:
-            raise serializers.ValidationError(
-                {"end_year": _("The start year must not be after the end year.")}
-            )
+        if start is not None and end is not None:
+            try:
+                Period(start_year=start, end_year=end).validate_constraints()
+            except DjangoValidationError as error:
+                raise serializers.ValidationError({"end_year": error.messages}) from error
         return attrs
 
 
@@ -176,9 +188,9 @@ class AuthoredSerializer(ModelSerializer):
             del attrs["editors"]
         return attrs
 
-    def create(self, validated_data: dict[str, Any]) -> Any:
-        validated_data.setdefault("owner", self.context["request"].user)
-        return super().create(validated_data)
+    def owner_for_new(self, validated_data: dict[str, Any]) -> Any:
+        """Who owns a new row: the owner an admin gave, else whoever creates it."""
+        return validated_data.pop("owner", self.context["request"].user)
 
 
 class LinesField(serializers.ListField):
@@ -291,14 +303,6 @@ class SymbolSerializer(AuthoredSerializer):
         except services.PictureError as error:
             raise serializers.ValidationError(str(error)) from error
 
-    @transaction.atomic
-    def create(self, validated_data: dict[str, Any]) -> Any:
-        return super().create(validated_data)
-
-    @transaction.atomic
-    def update(self, instance: Any, validated_data: dict[str, Any]) -> Any:
-        return super().update(instance, validated_data)
-
 
 @extend_schema_field({"type": "string", "format": "binary", "nullable": True})
 class PictureUploadField(PictureField):
@@ -383,26 +387,6 @@ class SymbolSetSerializer(AuthoredSerializer):
             )
         return ids
 
-    @transaction.atomic
-    def create(self, validated_data: dict[str, Any]) -> Any:
-        ids = validated_data.pop("members", [])
-        symbol_set = super().create(validated_data)
-        services.symbol_set_members_set(symbol_set=symbol_set, symbol_ids=ids)
-        # The view prefetched the old members; let the response show the new ones.
-        getattr(symbol_set, "_prefetched_objects_cache", {}).pop("members", None)
-        return symbol_set
-
-    @transaction.atomic
-    def update(self, instance: Any, validated_data: dict[str, Any]) -> Any:
-        ids = validated_data.pop("members", None)
-        instance = SymbolSet.objects.select_for_update().get(pk=instance.pk)
-        symbol_set = super().update(instance, validated_data)
-        if ids is not None:
-            services.symbol_set_members_set(symbol_set=symbol_set, symbol_ids=ids)
-        # The view prefetched the old members; let the response show the new ones.
-        getattr(symbol_set, "_prefetched_objects_cache", {}).pop("members", None)
-        return symbol_set
-
 
 class SixTermsSerializer(serializers.ListSerializer):
     """A card's terms. Their count is checked with their slots in ``validate_terms`` (one
@@ -420,15 +404,12 @@ class ActivityTermSerializer(ModelSerializer):
         list_serializer_class = SixTermsSerializer
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        # The messages of ActivityTerm.clean, which the admin shows.
-        kind = attrs.get("kind", ActivityTerm.Kind.TERM)
-        points = attrs.get("points")
-        if kind == ActivityTerm.Kind.TERM and points is None:
-            raise serializers.ValidationError({"points": _("Give the term its points, from 3 to 6.")})
-        if kind != ActivityTerm.Kind.TERM and points is not None:
-            raise serializers.ValidationError(
-                {"points": _("Chain and rhyme have no points: leave the field empty.")}
-            )
+        # The points by the kind: ActivityTerm.clean, which the admin shows too.
+        term = ActivityTerm(kind=attrs.get("kind", ActivityTerm.Kind.TERM), points=attrs.get("points"))
+        try:
+            term.clean()
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(error.message_dict) from error
         return attrs
 
 
@@ -463,40 +444,11 @@ class ActivityCardSerializer(AuthoredSerializer):
         read_only_fields = ("created", "updated")
 
     def validate_terms(self, terms: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        # The admin's ActivityTermFormSet.clean: exactly A–F, each once.
-        slots = [term["slot"] for term in terms]
-        doubled = sorted({slot for slot in slots if slots.count(slot) > 1})
-        if doubled:
-            raise serializers.ValidationError(
-                _("Each slot appears once; %(slots)s appear more than once.") % {"slots": ", ".join(doubled)}
-            )
-        missing = [slot for slot in SLOTS if slot not in slots]
-        if missing:
-            raise serializers.ValidationError(
-                _("A card has six terms, A to F; fill in %(slots)s.") % {"slots": ", ".join(missing)}
-            )
+        # Exactly A–F, each once, as in the admin.
+        problem = card_slots_problem([term["slot"] for term in terms])
+        if problem:
+            raise serializers.ValidationError(problem)
         return terms
-
-    @transaction.atomic
-    def create(self, validated_data: dict[str, Any]) -> Any:
-        terms = validated_data.pop("terms")
-        card = super().create(validated_data)
-        _terms_set(card, terms)
-        return card
-
-    @transaction.atomic
-    def update(self, instance: Any, validated_data: dict[str, Any]) -> Any:
-        terms = validated_data.pop("terms", None)
-        card = super().update(instance, validated_data)
-        if terms is not None:
-            _terms_set(card, terms)
-        return card
-
-
-def _terms_set(card: ActivityCard, terms: list[dict[str, Any]]) -> None:
-    ActivityTerm.objects.filter(card=card).delete()
-    ActivityTerm.objects.bulk_create(ActivityTerm(card=card, **term) for term in terms)
-    getattr(card, "_prefetched_objects_cache", {}).pop("terms", None)
 
 
 @extend_schema_field(
@@ -573,14 +525,6 @@ class KnowledgeQuestionSerializer(AuthoredSerializer):
             except AnswerError as error:
                 raise serializers.ValidationError({"answer": str(error)}) from error
         return attrs
-
-    @transaction.atomic
-    def create(self, validated_data: dict[str, Any]) -> Any:
-        return super().create(validated_data)
-
-    @transaction.atomic
-    def update(self, instance: Any, validated_data: dict[str, Any]) -> Any:
-        return super().update(instance, validated_data)
 
 
 # --- Query parameters -------------------------------------------------------------------------

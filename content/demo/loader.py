@@ -11,9 +11,9 @@ from typing import Any
 
 from django.db import transaction
 
+from content import services
 from content.models import (
     ActivityCard,
-    ActivityTerm,
     Collection,
     KnowledgeQuestion,
     Period,
@@ -22,7 +22,6 @@ from content.models import (
     Status,
     Symbol,
     SymbolSet,
-    SymbolSetMember,
     Tag,
     Theme,
     Visibility,
@@ -56,7 +55,7 @@ def _read(name: str) -> list[dict[str, Any]]:
 
 
 def _tags(slugs: list[str]) -> list[Tag]:
-    return [Tag.objects.get_or_create(slug=slug)[0] for slug in slugs]
+    return services.tags_for(slugs=slugs)
 
 
 # The placeholders drawn before they became wordless carried this word; a picture that
@@ -102,43 +101,41 @@ def demo_content(owner: Any = None) -> dict[str, int]:
 
     symbols = []
     for row in _read("symbols.json"):
-        symbol, created = Symbol.objects.get_or_create(
-            collection=collection,
-            number=row["number"],
-            defaults={
-                "name": row["name"],
-                "alternative_names": "\n".join(row.get("alternative_names", [])),
-                "description": row["description"],
-                "outline": row.get("outline", ""),
-                "portal_url": PORTAL_URL,
-                "date": row.get("date", ""),
-                "language": "pl",
-                "status": Status.PUBLISHED,
-                "owner": owner,
-            },
-        )
-        if created:
-            symbol.periods.set([periods[slug] for slug in row["periods"]])
-            symbol.themes.set([themes[slug] for slug in row["themes"]])
+        symbol = Symbol.objects.filter(collection=collection, number=row["number"]).first()
+        if symbol is None:
+            symbol = services.symbol_create(
+                owner=owner,
+                data={
+                    "collection": collection,
+                    "number": row["number"],
+                    "name": row["name"],
+                    "alternative_names": "\n".join(row.get("alternative_names", [])),
+                    "description": row["description"],
+                    "outline": row.get("outline", ""),
+                    "portal_url": PORTAL_URL,
+                    "date": row.get("date", ""),
+                    "language": "pl",
+                    "status": Status.PUBLISHED,
+                    "periods": [periods[slug] for slug in row["periods"]],
+                    "themes": [themes[slug] for slug in row["themes"]],
+                },
+            )
         elif row.get("date") and not symbol.date:
             # A tree loaded before symbols had dates gets them now; a curator's date stays.
-            Symbol.objects.filter(pk=symbol.pk).update(date=row["date"])
+            services.symbol_update(symbol=symbol, data={"date": row["date"]})
         _placeholder_refresh(symbol)
         symbols.append(symbol)
 
-    symbol_set, created = SymbolSet.objects.get_or_create(
-        slug=DEMO_SET[0],
-        defaults={
-            "name": DEMO_SET[1],
-            "owner": owner,
-            "visibility": Visibility.SHARED,
-            "description": "The first 57 demo symbols: a ZnajZnak deck of order 7.",
-        },
-    )
-    if created:
-        SymbolSetMember.objects.bulk_create(
-            SymbolSetMember(symbol_set=symbol_set, symbol=symbol, position=i)
-            for i, symbol in enumerate(symbols[:57], start=1)
+    if not SymbolSet.objects.filter(slug=DEMO_SET[0]).exists():
+        services.symbol_set_create(
+            owner=owner,
+            data={
+                "slug": DEMO_SET[0],
+                "name": DEMO_SET[1],
+                "visibility": Visibility.SHARED,
+                "description": "The first 57 demo symbols: a ZnajZnak deck of order 7.",
+            },
+            symbol_ids=[symbol.pk for symbol in symbols[:57]],
         )
 
     for name in ACTIVITY_DECKS:
@@ -147,32 +144,31 @@ def demo_content(owner: Any = None) -> dict[str, int]:
         if ActivityCard.objects.filter(language=rows[0].get("language", "pl"), owner=owner).exists():
             continue
         for row in rows:
-            card = ActivityCard.objects.create(
-                language=row.get("language", "pl"), status=Status.PUBLISHED, owner=owner
-            )
-            card.tags.set(_tags(row.get("tags", [])))
-            ActivityTerm.objects.bulk_create(
-                ActivityTerm(
-                    card=card, slot=s["slot"], kind=s["kind"], text=s["text"], points=s.get("points")
-                )
-                for s in row["slots"]
+            services.activity_card_create(
+                owner=owner,
+                data={
+                    "language": row.get("language", "pl"),
+                    "status": Status.PUBLISHED,
+                    "tags": _tags(row.get("tags", [])),
+                },
+                terms=row["slots"],
             )
 
     if not KnowledgeQuestion.objects.exists():
         for row in _read("knowledge_questions.json"):
-            question = KnowledgeQuestion(
-                category=row["category"],
-                front=row["front"],
-                back=row["back"],
-                answer=row["answer"],
-                source=row.get("source", ""),
-                language=row.get("language", "pl"),
-                status=Status.PUBLISHED,
+            services.knowledge_question_create(
                 owner=owner,
+                data={
+                    "category": row["category"],
+                    "front": row["front"],
+                    "back": row["back"],
+                    "answer": row["answer"],
+                    "source": row.get("source", ""),
+                    "language": row.get("language", "pl"),
+                    "status": Status.PUBLISHED,
+                    "tags": _tags(row.get("tags", [])),
+                },
             )
-            question.full_clean(exclude=["owner"])
-            question.save()
-            question.tags.set(_tags(row.get("tags", [])))
 
     if not QuizQuestion.objects.filter(owner=owner).exists():
         for row in _read("quiz_questions.json"):

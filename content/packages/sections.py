@@ -32,11 +32,15 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from content import services
 from content.answers import AnswerError, answer_format, answer_validate
 from content.media import random_name
 from content.models import (
     LANGUAGES,
     SLOTS,
+    SYMBOL_NUMBERS,
+    TERM_POINTS_MAX,
+    TERM_POINTS_MIN,
     ActivityCard,
     ActivityTerm,
     Collection,
@@ -48,9 +52,9 @@ from content.models import (
     Status,
     Symbol,
     SymbolSet,
-    SymbolSetMember,
     Tag,
     Theme,
+    card_slots_problem,
 )
 from content.permissions import content_visible_to
 from content.pictures import Picture, PictureError, check_picture, picture_extension
@@ -297,8 +301,8 @@ class ImportContext:
             model,
             key,
             package,
-            lambda e: model._default_manager.create(
-                slug=e["key"], name=e["name"], description=e["description"]
+            lambda e: services.reference_create(
+                model=model, data={"slug": e["key"], "name": e["name"], "description": e["description"]}
             ),
         )
 
@@ -313,14 +317,17 @@ class ImportContext:
     def period(self, key: str) -> Period:
         def make(e: dict[str, Any]) -> Period:
             last = Period.objects.aggregate(m=Max("position"))["m"] or 0
-            return Period.objects.create(
-                slug=e["key"],
-                name=e["name"],
-                start_year=e["start_year"],
-                end_year=e["end_year"],
-                label=e["label"],
-                colour=e["colour"],
-                position=last + 1,
+            return services.reference_create(
+                model=Period,
+                data={
+                    "slug": e["key"],
+                    "name": e["name"],
+                    "start_year": e["start_year"],
+                    "end_year": e["end_year"],
+                    "label": e["label"],
+                    "colour": e["colour"],
+                    "position": last + 1,
+                },
             )
 
         row = self._reference(Period, key, self.ref_periods, make)
@@ -329,7 +336,7 @@ class ImportContext:
 
     @staticmethod
     def tags(slugs: Iterable[str]) -> list[Tag]:
-        return [Tag.objects.get_or_create(slug=slug)[0] for slug in slugs]
+        return services.tags_for(slugs=list(slugs))
 
     def new_uid(self, model: type[Model], item: Item, *, copy: bool) -> uuid.UUID:
         """The item's own ``uid``, unless it is a copy or the identifier is taken here
@@ -412,16 +419,21 @@ class Section:
     def describe_existing(self, row: Any) -> str:
         return str(row)
 
+    def _data(self, item: Item, ctx: ImportContext, *, copy: bool, fields: tuple[str, ...]) -> dict[str, Any]:
+        """A new row's data as a service of ``content/services.py`` takes it: its uid, the
+        item's ``fields`` and its tags."""
+        data = {
+            "uid": ctx.new_uid(self.model, item, copy=copy),
+            **{name: item.entry[name] for name in fields},
+        }
+        if "tags" in item.entry:
+            data["tags"] = ctx.tags(item.entry["tags"])
+        return data
+
     def _create(self, item: Item, ctx: ImportContext, *, copy: bool, fields: tuple[str, ...]) -> Any:
         """A new row of the item's ``fields``, the importing teacher's, with its tags."""
-        row = self.model._default_manager.create(
-            uid=ctx.new_uid(self.model, item, copy=copy),
-            owner=ctx.user,
-            **{name: item.entry[name] for name in fields},
-        )
-        if "tags" in item.entry:
-            row.tags.set(ctx.tags(item.entry["tags"]))
-        return row
+        data = self._data(item, ctx, copy=copy, fields=fields)
+        return services.model_update(instance=self.model(owner=ctx.user), data=data)
 
 
 SECTIONS: dict[str, Section] = {}
@@ -501,7 +513,7 @@ class SymbolSection(Section):
         return {
             "uid": reader.uid(),
             "collection": reader.key("collection", max_length=_max(Collection, "slug")),
-            "number": reader.integer("number", minimum=1, maximum=999),
+            "number": reader.integer("number", minimum=SYMBOL_NUMBERS[0], maximum=SYMBOL_NUMBERS[-1]),
             "name": reader.text("name", max_length=_max(Symbol, "name"), blank=False),
             "alternative_names": reader.texts(
                 "alternative_names", max_items=100, max_length=_max(Symbol, "name")
@@ -572,7 +584,7 @@ class SymbolSection(Section):
             used = taken[key]
             number = item.entry["number"]
             if number in used:
-                free = [n for n in range(1, 1000) if n not in used]
+                free = [n for n in SYMBOL_NUMBERS if n not in used]
                 if not free:
                     ctx.problems.add(
                         where(self.name, item.index, item.label),
@@ -594,25 +606,23 @@ class SymbolSection(Section):
 
     def write(self, item: Item, ctx: ImportContext, *, copy: bool) -> Symbol:
         entry = item.entry
-        symbol = Symbol(
-            uid=ctx.new_uid(Symbol, item, copy=copy),
-            owner=ctx.user,
-            collection=ctx.collection(entry["collection"]),
-            number=item.plan["number"],
-            name=entry["name"],
-            alternative_names="\n".join(entry["alternative_names"]),
-            description=entry["description"],
-            outline=entry["outline"],
-            portal_url=entry["portal_url"],
-            language=entry["language"],
-            status=Status.DRAFT,
-        )
+        data = {
+            "uid": ctx.new_uid(Symbol, item, copy=copy),
+            "collection": ctx.collection(entry["collection"]),
+            "number": item.plan["number"],
+            "name": entry["name"],
+            "alternative_names": "\n".join(entry["alternative_names"]),
+            "description": entry["description"],
+            "outline": entry["outline"],
+            "portal_url": entry["portal_url"],
+            "language": entry["language"],
+            "status": Status.DRAFT,
+            "periods": [ctx.period(key) for key in entry["periods"]],
+            "themes": [ctx.theme(key) for key in entry["themes"]],
+        }
         if entry["picture"]:
-            symbol.picture.name = ctx.picture_store(entry["picture"], "symbols")
-        symbol.save()
-        symbol.periods.set([ctx.period(key) for key in entry["periods"]])
-        symbol.themes.set([ctx.theme(key) for key in entry["themes"]])
-        return symbol
+            data["picture"] = ctx.picture_store(entry["picture"], "symbols")
+        return services.symbol_create(owner=ctx.user, data=data)
 
 
 def _known_key(
@@ -714,18 +724,16 @@ class SymbolSetSection(Section):
 
     def write(self, item: Item, ctx: ImportContext, *, copy: bool) -> SymbolSet:
         entry = item.entry
-        symbol_set = SymbolSet.objects.create(
-            uid=ctx.new_uid(SymbolSet, item, copy=copy),
+        return services.symbol_set_create(
             owner=ctx.user,
-            slug=item.plan["key"],
-            name=entry["name"],
-            description=entry["description"],
+            data={
+                "uid": ctx.new_uid(SymbolSet, item, copy=copy),
+                "slug": item.plan["key"],
+                "name": entry["name"],
+                "description": entry["description"],
+            },
+            symbol_ids=[ctx.resolved[("symbols", uid)].pk for uid in entry["symbols"]],
         )
-        SymbolSetMember.objects.bulk_create(
-            SymbolSetMember(symbol_set=symbol_set, symbol=ctx.resolved[("symbols", uid)], position=position)
-            for position, uid in enumerate(entry["symbols"], start=1)
-        )
-        return symbol_set
 
 
 # --- Activity cards --------------------------------------------------------------------------
@@ -770,7 +778,9 @@ class ActivityCardSection(Section):
                     "slot": part.choice("slot", SLOTS),
                     "kind": part.choice("kind", ActivityTerm.Kind.values),
                     "text": part.text("text", max_length=_max(ActivityTerm, "text"), blank=False),
-                    "points": None if points is None else part.integer("points", minimum=3, maximum=6),
+                    "points": None
+                    if points is None
+                    else part.integer("points", minimum=TERM_POINTS_MIN, maximum=TERM_POINTS_MAX),
                 }
             )
         return entry
@@ -781,8 +791,7 @@ class ActivityCardSection(Section):
         return " · ".join(str(t.get("text", "")) for t in entry.get("terms", [])[:3])
 
     def check(self, entry: dict[str, Any], where: str, ctx: ImportContext) -> None:
-        slots = sorted(t["slot"] for t in entry["terms"])
-        if slots != list(SLOTS):
+        if card_slots_problem([t["slot"] for t in entry["terms"]]):
             ctx.problems.add(
                 where, _('"terms" must hold six terms, one for each slot A to F (Activity rulebook, Play).')
             )
@@ -809,12 +818,8 @@ class ActivityCardSection(Section):
         return None
 
     def write(self, item: Item, ctx: ImportContext, *, copy: bool) -> ActivityCard:
-        card: ActivityCard = self._create(item, ctx, copy=copy, fields=("title", "language"))
-        ActivityTerm.objects.bulk_create(
-            ActivityTerm(card=card, slot=t["slot"], kind=t["kind"], text=t["text"], points=t["points"])
-            for t in item.entry["terms"]
-        )
-        return card
+        data = self._data(item, ctx, copy=copy, fields=("title", "language"))
+        return services.activity_card_create(owner=ctx.user, data=data, terms=item.entry["terms"])
 
 
 # --- Knowledge? questions and boards --------------------------------------------------------
@@ -875,8 +880,8 @@ class KnowledgeQuestionSection(Section):
 
     def write(self, item: Item, ctx: ImportContext, *, copy: bool) -> KnowledgeQuestion:
         fields = ("category", "front", "back", "answer", "source", "language")
-        question: KnowledgeQuestion = self._create(item, ctx, copy=copy, fields=fields)
-        return question
+        data = self._data(item, ctx, copy=copy, fields=fields)
+        return services.knowledge_question_create(owner=ctx.user, data=data)
 
 
 class KnowledgeBoardSection(Section):

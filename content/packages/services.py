@@ -19,7 +19,6 @@ An import is a ``PackageImport`` that moves as a table import does (``content.im
 from __future__ import annotations
 
 import logging
-import re
 import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -40,6 +39,7 @@ from django.utils.translation import ngettext
 from content import imports, tasks
 from content.imports import ImportRefused
 from content.models import (
+    HEX_COLOUR,
     ActivityCard,
     Collection,
     KnowledgeBoard,
@@ -292,11 +292,19 @@ def _reference(top: Reader, ctx: ImportContext) -> None:
 
 
 def _period_check(entry: dict[str, Any], at: str, problems: Problems) -> None:
-    if entry["colour"] and not re.fullmatch(r"#[0-9a-fA-F]{6}", entry["colour"]):
-        problems.add(at, _('"colour" must be a colour written #rrggbb, e.g. #c8102e.'))
+    """The model's rules (its colour's validator, its years' constraint), in the words of
+    a package's problems."""
+    if entry["colour"]:
+        try:
+            HEX_COLOUR(entry["colour"])
+        except ValidationError:
+            problems.add(at, _('"colour" must be a colour written #rrggbb, e.g. #c8102e.'))
     start, end = entry["start_year"], entry["end_year"]
-    if isinstance(start, int) and isinstance(end, int) and start > end:
-        problems.add(at, _("the start year must not be after the end year."))
+    if isinstance(start, int) and isinstance(end, int):
+        try:
+            Period(start_year=start, end_year=end).validate_constraints()
+        except ValidationError:
+            problems.add(at, _("the start year must not be after the end year."))
 
 
 def _reference_add(
