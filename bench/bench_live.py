@@ -432,8 +432,15 @@ def drop_database(args: argparse.Namespace) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{args.db}" WITH (FORCE)')
 
 
+#: The Celery broker's keys: REDIS_URL is the servers' broker too, and the tasks they queue
+#: are never run here.
+QUEUE_KEYS = ("celery", "_kombu.*", "unacked*")
+
+
 def redis_clean(args: argparse.Namespace, *, check: bool) -> None:
-    """Delete the channel layer's keys in the bench's Redis database (and nothing else)."""
+    """Delete the servers' keys in the bench's Redis database: the channel layer's and the
+    queued tasks (nothing else). With ``check``, first refuse a database that holds any
+    other key than the channel layer's (so the queue deleted is the bench's own)."""
     import redis
 
     client = redis.Redis.from_url(f"{args.redis.rstrip('/')}/{args.redis_db}")
@@ -444,6 +451,7 @@ def redis_clean(args: argparse.Namespace, *, check: bool) -> None:
                 f"Redis database {args.redis_db} holds keys that are not the bench's; "
                 "choose an empty one with --redis-db."
             )
+        ours += [key for pattern in QUEUE_KEYS for key in client.scan_iter(match=pattern, count=1000)]
         if ours:
             client.delete(*ours)
     finally:
