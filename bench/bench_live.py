@@ -27,7 +27,8 @@ What it does:
   "restart wait" is counted if a pair had to wait for one);
 * starts 1 or 2 real ASGI servers, ``daphne config.asgi:application`` on 127.0.0.1 and
   free ports, with ``DATABASE_URL``, ``REDIS_URL`` (Redis db ``--redis-db``, a database
-  of its own; only keys of the channel layer's prefix are deleted, before and after)
+  of its own, holding no key but the channel layer's at the start; those and the tasks the
+  servers queued are deleted before each configuration and at the end)
   and the settings' default connection pools (``DB_POOL_MAX_SIZE``,
   ``LIVE_DB_POOL_MAX_SIZE``); for ``Nxrelay`` (``30xrelay``), one
   ``daphne bench.relay_app:application`` instead, the baseline;
