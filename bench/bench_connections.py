@@ -39,11 +39,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -370,7 +368,7 @@ def main() -> int:
                 load = os.getloadavg()
                 for server in servers:
                     live.stop_server(server)
-                executor.submit(_close_connections).result(timeout=30)
+                executor.submit(live.close_connections).result(timeout=30)
                 executor.shutdown(wait=True)
         tracebacks = {s.port: _tracebacks(s.log.read_text(errors="replace")) for s in servers}
         from games.models import ActionRecord
@@ -380,17 +378,7 @@ def main() -> int:
         print("\nInterrupted: stopping.", file=sys.stderr)
         return 130
     finally:
-        for server in servers:
-            live.stop_server(server)
-        _close_connections()
-        with contextlib.suppress(Exception):
-            live.redis_clean(args, check=False)
-        if args.keep:
-            print(f"Kept the database {args.db} and the logs in {var_dir}")
-        else:
-            with contextlib.suppress(Exception):
-                live.drop_database(args)
-            shutil.rmtree(var_dir, ignore_errors=True)
+        live.teardown(args, var_dir, servers)
 
     peak = max(sampler.samples, default=0)
     servers_peak = max(
@@ -437,14 +425,6 @@ def main() -> int:
     verdict = "FAIL" if over or failed else "OK"
     print(f"{verdict}: peak {peak} {'>' if over else '≤'} bound {limit}, {failed} errors")
     return 1 if over or failed else 0
-
-
-def _close_connections() -> None:
-    with contextlib.suppress(Exception):
-        from django.db import connections
-
-        connections.close_all()
-        connections["default"].close_pool()
 
 
 def _tracebacks(log: str) -> dict[str, int]:

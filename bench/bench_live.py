@@ -27,7 +27,8 @@ What it does:
   "restart wait" is counted if a pair had to wait for one);
 * starts 1 or 2 real ASGI servers, ``daphne config.asgi:application`` on 127.0.0.1 and
   free ports, with ``DATABASE_URL``, ``REDIS_URL`` (Redis db ``--redis-db``, a database
-  of its own; only keys of the channel layer's prefix are deleted, before and after)
+  of its own, holding no key but the channel layer's at the start; those and the tasks the
+  servers queued are deleted before each configuration and at the end)
   and the settings' default connection pools (``DB_POOL_MAX_SIZE``,
   ``LIVE_DB_POOL_MAX_SIZE``); for ``Nxrelay`` (``30xrelay``), one
   ``daphne bench.relay_app:application`` instead, the baseline;
@@ -113,6 +114,7 @@ from results import load_average, record
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from config.environment import environment_without_settings  # noqa: E402
 from tests.production.websocket import Closed, HandshakeFailed, WebSocket  # noqa: E402
 
 PYTHON = sys.executable
@@ -128,19 +130,6 @@ NGINX_SITE = ROOT / "deploy" / "nginx" / "talia.conf"  # its talia_ws upstream a
 CHANNEL_PREFIX = "talia-live"  # config/settings.py: CHANNEL_LAYERS prefix
 STUDENTS_MAX = 300
 STALL_SECONDS = 10.0  # no message for this long: the student asks for its state again
-
-# Every variable config/settings.py reads: none leaks from the caller's environment.
-SETTINGS_VARIABLES = (
-    "TALIA_VAR_DIR", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS", "HTTPS",
-    "DATABASE_URL", "CONN_MAX_AGE", "CONN_HEALTH_CHECKS", "LIVE_DB_THREADS", "LIVE_CHANNEL_LAYER",
-    "DB_POOL_MIN_SIZE", "DB_POOL_MAX_SIZE", "DB_POOL_TIMEOUT", "LIVE_DB_POOL_MAX_SIZE",
-    "REDIS_URL",
-    "CELERY_TASK_ALWAYS_EAGER", "TIME_ZONE",
-    "STATIC_ROOT", "MEDIA_ROOT", "STATICFILES_STORAGE", "AWS_STORAGE_BUCKET_NAME",
-    "AWS_S3_ENDPOINT_URL", "AWS_S3_REGION_NAME", "PRIVATE_MEDIA_PREFIX", "TALIA_IMPORT_MAX_BYTES",
-    "SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS", "SECURE_HSTS_INCLUDE_SUBDOMAINS",
-    "SECURE_HSTS_PRELOAD", "LOG_LEVEL", "DJANGO_SETTINGS_MODULE",
-)  # fmt: skip
 
 # Runs the server under cProfile in every thread (the consumers' database work runs in
 # their database threads, games.consumers, not in the main one) and dumps the merged stats.
@@ -176,7 +165,7 @@ finally:
 
 
 def child_env(args: argparse.Namespace, var_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
+    env = environment_without_settings()  # none of the caller's settings leaks in
     env.update(
         {
             "DJANGO_SETTINGS_MODULE": "config.settings",
@@ -444,8 +433,15 @@ def drop_database(args: argparse.Namespace) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{args.db}" WITH (FORCE)')
 
 
+#: The Celery broker's keys: REDIS_URL is the servers' broker too, and the tasks they queue
+#: are never run here.
+QUEUE_KEYS = ("celery", "_kombu.*", "unacked*")
+
+
 def redis_clean(args: argparse.Namespace, *, check: bool) -> None:
-    """Delete the channel layer's keys in the bench's Redis database (and nothing else)."""
+    """Delete the servers' keys in the bench's Redis database: the channel layer's and the
+    queued tasks (nothing else). With ``check``, first refuse a database that holds any
+    other key than the channel layer's (so the queue deleted is the bench's own)."""
     import redis
 
     client = redis.Redis.from_url(f"{args.redis.rstrip('/')}/{args.redis_db}")
@@ -456,10 +452,39 @@ def redis_clean(args: argparse.Namespace, *, check: bool) -> None:
                 f"Redis database {args.redis_db} holds keys that are not the bench's; "
                 "choose an empty one with --redis-db."
             )
+        ours += [key for pattern in QUEUE_KEYS for key in client.scan_iter(match=pattern, count=1000)]
         if ours:
             client.delete(*ours)
     finally:
         client.close()
+
+
+def close_connections() -> None:
+    """Close the Django connections of the calling thread (Django keeps one per thread)."""
+    from django.db import connections
+
+    connections.close_all()
+
+
+def teardown(args: argparse.Namespace, var_dir: Path, servers: list[Server] | None = None) -> None:
+    """The end of every bench that starts servers, however it ends: stop ``servers``, close
+    this process's connections and pool, delete the channel layer's keys and, unless
+    ``--keep``, drop the database and the logs in ``var_dir``."""
+    for server in servers or ():
+        stop_server(server)
+    with contextlib.suppress(Exception):
+        from django.db import connections
+
+        close_connections()
+        connections["default"].close_pool()
+    with contextlib.suppress(Exception):
+        redis_clean(args, check=False)
+    if args.keep:
+        print(f"Kept the database {args.db} and the logs in {var_dir}")
+    else:
+        with contextlib.suppress(Exception):
+            drop_database(args)
+        shutil.rmtree(var_dir, ignore_errors=True)
 
 
 class PgSampler:
@@ -1054,12 +1079,6 @@ def run_config(
             stop_proxy(proxy)
         for server in servers:
             stop_server(server)
-
-        def close_connections() -> None:
-            from django.db import connections
-
-            connections.close_all()
-
         executor.submit(close_connections).result(timeout=30)
         executor.shutdown(wait=True)
     for server in servers:
@@ -1258,7 +1277,7 @@ def report(results: list[Result], args: argparse.Namespace) -> bool:
 
 def service_arguments(parser: argparse.ArgumentParser, *, db: str) -> None:
     """The options of a bench that starts servers against PostgreSQL and Redis, with its own
-    database ``db`` (``bench_connections.py``, ``bench_quiz_live.py``)."""
+    database ``db`` (this one, ``bench_connections.py``, ``bench_quiz_live.py``)."""
     parser.add_argument(
         "--pg", default="postgres://postgres@127.0.0.1:5432", help="PostgreSQL server, without the database"
     )
@@ -1266,7 +1285,10 @@ def service_arguments(parser: argparse.ArgumentParser, *, db: str) -> None:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379", help="Redis server, without the db")
     parser.add_argument("--redis-db", type=int, default=13, help="Redis database number (13)")
     parser.add_argument(
-        "--server-env", action="append", metavar="KEY=VALUE", help="extra setting for the servers"
+        "--server-env",
+        action="append",
+        metavar="KEY=VALUE",
+        help="extra setting for the servers, e.g. DB_POOL_MAX_SIZE=20",
     )
     parser.add_argument("--seed", type=int, default=1918)
     parser.add_argument("--keep", action="store_true", help="keep the database and the server logs")
@@ -1336,21 +1358,8 @@ def main() -> int:
     )
     parser.add_argument("--wrong", type=float, default=0.2, help="share of wrong names (0.2)")
     parser.add_argument("--cards", type=int, default=4, help="cards per player (4)")
-    parser.add_argument(
-        "--pg", default="postgres://postgres@127.0.0.1:5432", help="PostgreSQL server, without the database"
-    )
-    parser.add_argument("--db", default="talia_bench", help="database, dropped and recreated (talia_bench)")
-    parser.add_argument("--redis", default="redis://127.0.0.1:6379", help="Redis server, without the db")
-    parser.add_argument("--redis-db", type=int, default=13, help="Redis database number (13)")
-    parser.add_argument(
-        "--server-env",
-        action="append",
-        metavar="KEY=VALUE",
-        help="extra setting for the servers, e.g. DB_POOL_MAX_SIZE=20",
-    )
+    service_arguments(parser, db="talia_bench")
     parser.add_argument("--profile", metavar="DIR", help="run the servers under cProfile, stats in DIR")
-    parser.add_argument("--seed", type=int, default=1918)
-    parser.add_argument("--keep", action="store_true", help="keep the database and the server logs")
     args = parser.parse_args()
     args.pg_dsn = f"{args.pg.rstrip('/')}/{args.db}"
     random.seed(args.seed)
@@ -1378,18 +1387,7 @@ def main() -> int:
         print("\nInterrupted: stopping.", file=sys.stderr)
         return 130
     finally:
-        with contextlib.suppress(Exception):
-            from django.db import connections
-
-            connections.close_all()
-        with contextlib.suppress(Exception):
-            redis_clean(args, check=False)
-        if args.keep:
-            print(f"Kept the database {args.db} and the logs in {var_dir}")
-        else:
-            with contextlib.suppress(Exception):
-                drop_database(args)
-            shutil.rmtree(var_dir, ignore_errors=True)
+        teardown(args, var_dir)
     missed = report(results, args)
     print(f"\nWhole run: {time.monotonic() - started:.0f} s")
     return 1 if missed else 0

@@ -56,11 +56,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import bisect
-import contextlib
 import json
 import os
 import random
-import shutil
 import signal
 import sys
 import tempfile
@@ -527,18 +525,7 @@ def main() -> int:
         print("\nInterrupted: stopping.", file=sys.stderr)
         return 130
     finally:
-        with contextlib.suppress(Exception):
-            from django.db import connections
-
-            connections.close_all()
-        with contextlib.suppress(Exception):
-            live.redis_clean(args, check=False)
-        if args.keep:
-            print(f"Kept the database {args.db} and the log in {var_dir}")
-        else:
-            with contextlib.suppress(Exception):
-                live.drop_database(args)
-            shutil.rmtree(var_dir, ignore_errors=True)
+        live.teardown(args, var_dir)
     missed = report(results, args, world)
     print(f"Load average after the run: {load_average()}; whole run {time.monotonic() - started:.0f} s")
     return 1 if missed else 0

@@ -16,15 +16,30 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import pytest
 from django.conf import settings
+from django.db.models import Model
 
+from content.models import BuildState
 from tests.conftest import IN_CI
 
 ROOT = Path(__file__).resolve().parent.parent
+
+#: Seconds without a heartbeat before a sweep calls a job lost, in these tests (the
+#: worker beats every second, ``JOBS_HEARTBEAT_SECONDS`` below).
+STALE = 3
+#: The worker's Redis visibility timeout in the whole-worker tests (production: two hours).
+VISIBILITY = 4
+#: The settings of a worker that is killed whole: Redis hands its task out again after
+#: ``VISIBILITY``, and the next worker takes over a job silent for ``STALE``.
+REDELIVERY = {"CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY), "JOBS_STALE_SECONDS": str(STALE)}
+#: Waited past a deadline, so that the deadline has surely passed.
+MARGIN = 0.5
+
+T = TypeVar("T")
 
 
 def require_services() -> None:
@@ -37,6 +52,18 @@ def require_services() -> None:
         if IN_CI:
             pytest.fail(f"{problem}: the worker-lost tests need PostgreSQL and Redis.")
         pytest.skip(f"{problem}: the worker-lost tests need PostgreSQL and Redis (CI runs them).")
+
+
+def worker_test_hold(tmp_path: Path, test_settings: Any) -> Path:
+    """The start of every test with a real worker: PostgreSQL and Redis or a skip
+    (``require_services``), nothing left unacknowledged by earlier tests' killed workers,
+    and this process's sweeps calling a job lost after ``STALE`` seconds
+    (``test_settings`` is pytest-django's ``settings``). Returns the hold file, not yet
+    there: while it exists, the worker's jobs wait (``tests.slow_worker``)."""
+    require_services()
+    forget_unacknowledged()
+    test_settings.JOBS_STALE_SECONDS = STALE
+    return tmp_path / "hold"
 
 
 def _database_url() -> str:
@@ -92,6 +119,7 @@ def worker_process(tmp_path: Path, hold_file: Path, **env: str) -> Iterator[Work
     from config.celery import app
 
     app.control.purge()  # nothing another test left in the queue
+    tmp_path.mkdir(parents=True, exist_ok=True)
     log = tmp_path / "worker.log"
     environment = {
         **os.environ,
@@ -151,6 +179,46 @@ def wait_for(check: Callable[[], Any], what: str, worker: Worker, timeout: float
         assert worker.process.poll() is None, f"the worker exited:\n{worker.output()[-4000:]}"
         time.sleep(0.1)
     pytest.fail(f"timed out waiting for {what}; worker log:\n{worker.output()[-4000:]}")
+
+
+def wait_started(worker: Worker, job: Model, what: str) -> None:
+    """Until the worker has shown progress on ``job`` (a deck, a print or a quiz)."""
+    rows = type(job)._default_manager.filter(pk=job.pk)
+    wait_for(lambda: rows.filter(state=BuildState.RUNNING, progress__gt=0).exists(), what, worker)
+
+
+def wait_ended(worker: Worker, job: Model, what: str) -> None:
+    """Until ``job`` (a deck, a print or a quiz) is done or failed."""
+    rows = type(job)._default_manager.filter(pk=job.pk)
+    wait_for(lambda: rows.exclude(state__in=[BuildState.QUEUED, BuildState.RUNNING]).exists(), what, worker)
+
+
+def sweeps_around_a_kill(worker: Worker, sweep: Callable[[], T]) -> tuple[T, T]:
+    """Sweep once a held job has shown no progress for a whole stale window (only its
+    heartbeat says its worker lives), then SIGKILL the pool process and sweep again until
+    the sweep finds something, or a stale window and more has passed: the two answers."""
+    time.sleep(STALE + MARGIN)  # the progress just seen is stale when this ends
+    alive = sweep()
+    worker.kill_pool()
+    deadline = time.monotonic() + STALE + 3 * MARGIN
+    killed = sweep()
+    while killed == alive and time.monotonic() < deadline:
+        time.sleep(0.1)
+        killed = sweep()
+    return alive, killed
+
+
+def kill_whole_worker(worker: Worker) -> None:
+    """SIGKILL the worker's every process mid-task; its task stays unacknowledged in Redis.
+    Returns once Redis may hand the task out again (``VISIBILITY`` after it was delivered)
+    and the job's last heartbeat is stale (``STALE`` after the kill), so that a worker
+    started now takes the job over."""
+    worker.kill_all()
+    killed = time.time()
+    assert unacknowledged() == 1
+    with _broker_channel() as channel:
+        delivered = max(score for _tag, score in channel.client.zscan_iter(channel.unacked_index_key))
+    time.sleep(max(0.0, max(delivered + VISIBILITY, killed + STALE) + MARGIN - time.time()))
 
 
 @contextmanager

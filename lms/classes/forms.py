@@ -12,7 +12,7 @@ from games import selectors as game_selectors
 from games.models import PracticeAssignment
 from games.play.knowledge import forms as knowledge_forms
 from games.play.knowledge import selectors as knowledge_selectors
-from games.play.znajznak.practice import BOT_DEFAULT_ACCURACY, BOT_DEFAULT_SECONDS
+from games.play.znajznak import forms as znajznak_forms
 from lms.models import Assignment
 
 from . import quizzes
@@ -102,19 +102,8 @@ class AssignmentForm(forms.Form):
         initial=PracticeAssignment.Mode.EITHER,
     )
     cards_per_player = forms.IntegerField(label=_("Cards per player"), min_value=2, max_value=30, initial=5)
-    bot_seconds = forms.DecimalField(
-        label=_("Simulated opponent: seconds to find a symbol"),
-        min_value=Decimal("0.5"),
-        max_value=Decimal("120"),
-        decimal_places=1,
-        initial=BOT_DEFAULT_SECONDS,
-    )
-    bot_accuracy = forms.IntegerField(
-        label=_("Simulated opponent: names right (%)"),
-        min_value=0,
-        max_value=100,
-        initial=BOT_DEFAULT_ACCURACY,
-    )
+    bot_seconds = znajznak_forms.bot_seconds_field()
+    bot_accuracy = znajznak_forms.bot_accuracy_field()
     board = forms.ModelChoiceField(label=_("Knowledge? board"), queryset=None, required=False)
     variant = forms.ChoiceField(label=_("Knowledge? variant"), choices=(), initial="basic", required=False)
     harder_start = forms.BooleanField(

@@ -196,6 +196,19 @@ def test_a_set_too_small_or_hidden_gets_no_form(client, teacher, other_teacher):
     assert client.get(reverse("decks:deck_new"), {"symbol_set": "x"}).status_code == 404
 
 
+def test_each_deck_and_print_page_leads_back_to_its_list(client, teacher, deck, know_job):
+    client.force_login(teacher)
+    decks, prints = reverse("admin:content_deck_changelist"), reverse("admin:content_printjob_changelist")
+    for url, home, other in (
+        (reverse("decks:deck_new"), decks, prints),
+        (reverse("decks:deck_detail", args=[deck.pk]), decks, prints),
+        (reverse("decks:print_new"), prints, decks),
+        (reverse("decks:print_detail", args=[know_job.pk]), prints, decks),
+    ):
+        crumbs = client.get(url).content.decode().split('class="breadcrumbs"', 1)[1].split("</nav>", 1)[0]
+        assert f'href="{home}"' in crumbs and other not in crumbs, url
+
+
 # --- The deck's page, its status and its files ---------------------------------------------
 
 

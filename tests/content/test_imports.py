@@ -1013,6 +1013,20 @@ def test_import_of_a_teacher_who_became_a_student_is_not_written(
 # --- The pages ----------------------------------------------------------------------------------
 
 
+def test_a_table_s_and_a_package_s_import_start_under_their_own_breadcrumb_with_the_form_styles(
+    client, teacher
+):
+    client.force_login(teacher)
+    for url, title in (
+        (reverse("content:import_start"), "Import content"),
+        (reverse("content:package_import_start"), "Import a package"),
+    ):
+        page = client.get(url).content.decode()
+        crumbs = page.split('class="breadcrumbs"', 1)[1].split("</nav>", 1)[0]
+        assert f'<a href="{reverse("admin:index")}">Home</a> › {title}' in crumbs, url
+        assert "admin/css/forms.css" in page
+
+
 def test_import_pages_flow_from_upload_to_done(
     client, teacher, collection, django_capture_on_commit_callbacks
 ):

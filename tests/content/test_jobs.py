@@ -27,11 +27,15 @@ from tests.content.test_building import make_set
 from tests.content.test_imports import SYMBOLS, symbol_row, table_bytes, upload
 from tests.factories import ActivityCardFactory, CollectionFactory, TeacherFactory
 from tests.worker_process import (
-    forget_unacknowledged,
-    require_services,
+    REDELIVERY,
+    kill_whole_worker,
+    sweeps_around_a_kill,
     unacknowledged,
+    wait_ended,
     wait_for,
+    wait_started,
     worker_process,
+    worker_test_hold,
 )
 
 pytestmark = pytest.mark.django_db
@@ -242,37 +246,21 @@ def test_the_reason_is_shown_in_the_teachers_language(teacher, client):
 
 # --- A real worker, killed ----------------------------------------------------------------------
 
-#: Seconds without a heartbeat before the sweep calls a job lost, in these tests.
-STALE = 3
-
-
-def _past_the_stale_window() -> None:
-    time.sleep(STALE + 1.5)
-
 
 @pytest.mark.celery
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_a_deck_build_whose_worker_is_killed_is_failed_then_built_again(tmp_path, settings):
-    require_services()
-    settings.JOBS_STALE_SECONDS = STALE
-    hold = tmp_path / "hold"
+    hold = worker_test_hold(tmp_path, settings)
     hold.touch()
     teacher = TeacherFactory()
     symbol_set = make_set(7, owner=teacher)
 
     with worker_process(tmp_path, hold) as worker:
         deck = building.deck_create(user=teacher, symbol_set=symbol_set, options={"sets": 2})
-        wait_for(
-            lambda: Deck.objects.filter(pk=deck.pk, state=BuildState.RUNNING, progress__gt=0).exists(),
-            "the build to start",
-            worker,
-        )
-        _past_the_stale_window()  # no progress meanwhile: only the heartbeat shows it alive
-        assert building.builds_sweep() == {"Deck": 0, "PrintJob": 0}
-
-        worker.kill_pool()
-        _past_the_stale_window()
-        assert building.builds_sweep() == {"Deck": 1, "PrintJob": 0}
+        wait_started(worker, deck, "the build to start")
+        alive, killed = sweeps_around_a_kill(worker, building.builds_sweep)
+        assert alive == {"Deck": 0, "PrintJob": 0}
+        assert killed == {"Deck": 1, "PrintJob": 0}
         deck.refresh_from_db()
         assert deck.state == BuildState.FAILED
         assert deck.message == building.STOPPED["deck"]
@@ -283,15 +271,7 @@ def test_a_deck_build_whose_worker_is_killed_is_failed_then_built_again(tmp_path
         assert Deck.objects.get(pk=deck.pk).state == BuildState.FAILED
 
         building.deck_retry(deck=deck, user=teacher)
-        wait_for(
-            lambda: (
-                Deck.objects.filter(pk=deck.pk)
-                .exclude(state__in=[BuildState.QUEUED, BuildState.RUNNING])
-                .exists()
-            ),
-            "the build to end",
-            worker,
-        )
+        wait_ended(worker, deck, "the build to end")
     deck.refresh_from_db()
     assert deck.state == BuildState.DONE, deck.message
     assert set(deck.files) == {"deck.json", "game-cards.pdf", "auxiliary-cards.pdf"}
@@ -300,9 +280,7 @@ def test_a_deck_build_whose_worker_is_killed_is_failed_then_built_again(tmp_path
 @pytest.mark.celery
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_a_print_whose_worker_is_killed_is_failed_then_printed_again(tmp_path, settings):
-    require_services()
-    settings.JOBS_STALE_SECONDS = STALE
-    hold = tmp_path / "hold"
+    hold = worker_test_hold(tmp_path, settings)
     hold.touch()
     teacher = TeacherFactory()
     cards = [ActivityCardFactory(owner=teacher) for _ in range(3)]
@@ -311,31 +289,16 @@ def test_a_print_whose_worker_is_killed_is_failed_then_printed_again(tmp_path, s
         job = building.print_job_create(
             user=teacher, kind="activity", selection={"ids": [c.pk for c in cards]}
         )
-        wait_for(
-            lambda: PrintJob.objects.filter(pk=job.pk, state=BuildState.RUNNING, progress__gt=0).exists(),
-            "the print to start",
-            worker,
-        )
-        _past_the_stale_window()
-        assert building.builds_sweep() == {"Deck": 0, "PrintJob": 0}
-
-        worker.kill_pool()
-        _past_the_stale_window()
-        assert building.builds_sweep() == {"Deck": 0, "PrintJob": 1}
+        wait_started(worker, job, "the print to start")
+        alive, killed = sweeps_around_a_kill(worker, building.builds_sweep)
+        assert alive == {"Deck": 0, "PrintJob": 0}
+        assert killed == {"Deck": 0, "PrintJob": 1}
         job.refresh_from_db()
         assert (job.state, job.message) == (BuildState.FAILED, building.STOPPED["PDF"])
 
         hold.unlink()
         building.print_job_retry(job=job, user=teacher)
-        wait_for(
-            lambda: (
-                PrintJob.objects.filter(pk=job.pk)
-                .exclude(state__in=[BuildState.QUEUED, BuildState.RUNNING])
-                .exists()
-            ),
-            "the print to end",
-            worker,
-        )
+        wait_ended(worker, job, "the print to end")
     job.refresh_from_db()
     assert job.state == BuildState.DONE, job.message
     assert list(job.files) == ["activity-cards.pdf"]
@@ -344,9 +307,7 @@ def test_a_print_whose_worker_is_killed_is_failed_then_printed_again(tmp_path, s
 @pytest.mark.celery
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_an_import_whose_worker_is_killed_writes_no_rows_and_can_be_tried_again(tmp_path, settings):
-    require_services()
-    settings.JOBS_STALE_SECONDS = STALE
-    hold = tmp_path / "hold"
+    hold = worker_test_hold(tmp_path, settings)
     teacher = TeacherFactory()
     CollectionFactory()
     rows = [symbol_row(number=str(n), name=f"Symbol {n}") for n in range(1, 11)]
@@ -368,12 +329,9 @@ def test_an_import_whose_worker_is_killed_writes_no_rows_and_can_be_tried_again(
             "the write to start",
             worker,
         )
-        _past_the_stale_window()
-        assert imports.imports_sweep() == 0  # its worker holds the row: it is alive
-
-        worker.kill_pool()
-        _past_the_stale_window()
-        assert imports.imports_sweep() == 1
+        alive, killed = sweeps_around_a_kill(worker, imports.imports_sweep)
+        assert alive == 0  # its worker holds the row: it is alive
+        assert killed == 1
         job.refresh_from_db()
         assert (job.state, job.error) == (ImportJob.State.FAILED, imports.STOPPED)
         assert Symbol.objects.count() == 0  # the killed write was rolled back whole
@@ -389,59 +347,24 @@ def test_an_import_whose_worker_is_killed_writes_no_rows_and_can_be_tried_again(
 
 # --- A whole worker killed: Redis hands its task out again --------------------------------------
 
-#: The worker's Redis visibility timeout in these tests (production: two hours).
-VISIBILITY = 4
-
-
-def _whole_worker_env() -> dict[str, str]:
-    return {"CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY), "JOBS_STALE_SECONDS": str(STALE)}
-
-
-def _folder(tmp_path, name: str):
-    folder = tmp_path / name
-    folder.mkdir()
-    return folder
-
-
-def _kill_whole_worker(worker) -> None:
-    """SIGKILL the worker's every process mid-task; its task stays unacknowledged in Redis
-    until the visibility timeout (and the job's heartbeat is stale) has passed."""
-    worker.kill_all()
-    assert unacknowledged() == 1
-    time.sleep(max(VISIBILITY, STALE) + 1.5)
-
 
 @pytest.mark.celery
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-def test_a_deck_build_whose_whole_worker_is_killed_is_built_by_the_next_worker(tmp_path):
-    require_services()
-    forget_unacknowledged()
-    hold = tmp_path / "hold"
+def test_a_deck_build_whose_whole_worker_is_killed_is_built_by_the_next_worker(tmp_path, settings):
+    hold = worker_test_hold(tmp_path, settings)
     hold.touch()
     teacher = TeacherFactory()
     symbol_set = make_set(7, owner=teacher)
 
-    with worker_process(_folder(tmp_path, "killed"), hold, **_whole_worker_env()) as worker:
+    with worker_process(tmp_path / "killed", hold, **REDELIVERY) as worker:
         deck = building.deck_create(user=teacher, symbol_set=symbol_set, options={"sets": 2})
-        wait_for(
-            lambda: Deck.objects.filter(pk=deck.pk, state=BuildState.RUNNING, progress__gt=0).exists(),
-            "the build to start",
-            worker,
-        )
-        _kill_whole_worker(worker)
+        wait_started(worker, deck, "the build to start")
+        kill_whole_worker(worker)
     assert Deck.objects.get(pk=deck.pk).state == BuildState.RUNNING  # nobody said otherwise
 
     # The first worker_process removed the hold file: the next worker works at full speed.
-    with worker_process(_folder(tmp_path, "next"), hold, **_whole_worker_env()) as worker:
-        wait_for(
-            lambda: (
-                Deck.objects.filter(pk=deck.pk)
-                .exclude(state__in=[BuildState.QUEUED, BuildState.RUNNING])
-                .exists()
-            ),
-            "the build to end",
-            worker,
-        )
+    with worker_process(tmp_path / "next", hold, **REDELIVERY) as worker:
+        wait_ended(worker, deck, "the build to end")
         wait_for(lambda: unacknowledged() == 0, "the task to be acknowledged", worker)
     deck.refresh_from_db()
     assert deck.state == BuildState.DONE, deck.message
@@ -450,15 +373,13 @@ def test_a_deck_build_whose_whole_worker_is_killed_is_built_by_the_next_worker(t
 
 @pytest.mark.celery
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-def test_an_import_whose_whole_worker_is_killed_is_written_once_by_the_next_worker(tmp_path):
-    require_services()
-    forget_unacknowledged()
-    hold = tmp_path / "hold"
+def test_an_import_whose_whole_worker_is_killed_is_written_once_by_the_next_worker(tmp_path, settings):
+    hold = worker_test_hold(tmp_path, settings)
     teacher = TeacherFactory()
     CollectionFactory()
     rows = [symbol_row(number=str(n), name=f"Symbol {n}") for n in range(1, 11)]
 
-    with worker_process(_folder(tmp_path, "killed"), hold, **_whole_worker_env()) as worker:
+    with worker_process(tmp_path / "killed", hold, **REDELIVERY) as worker:
         job = imports.import_job_create(user=teacher, kind=SYMBOLS, data_file=upload(table_bytes(rows)))
         wait_for(
             lambda: ImportJob.objects.filter(pk=job.pk, state=ImportJob.State.CHECKED).exists(),
@@ -473,12 +394,12 @@ def test_an_import_whose_whole_worker_is_killed_is_written_once_by_the_next_work
             "the write to start",
             worker,
         )
-        _kill_whole_worker(worker)
+        kill_whole_worker(worker)
     assert ImportJob.objects.get(pk=job.pk).state == ImportJob.State.IMPORTING
     assert Symbol.objects.count() == 0
 
     # The first worker_process removed the hold file: the next worker works at full speed.
-    with worker_process(_folder(tmp_path, "next"), hold, **_whole_worker_env()) as worker:
+    with worker_process(tmp_path / "next", hold, **REDELIVERY) as worker:
         wait_for(
             lambda: ImportJob.objects.filter(pk=job.pk).exclude(state=ImportJob.State.IMPORTING).exists(),
             "the import to end",

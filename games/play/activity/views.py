@@ -29,28 +29,17 @@ from games import selectors as game_selectors
 from games import services as game_services
 from games.engines.base import ActionError, InvalidAction
 from games.models import GameSession, Participant
+from games.views import json_error, request_participant
 
 from . import selectors, services
 from .forms import ActivitySessionForm, TermListForm
 
 
-def _participant(request: HttpRequest, session_id: int) -> Participant | None:
-    return game_selectors.participant_for(
-        session_id=session_id,
-        user=request.user,
-        guest_tokens=request.session.get(game_selectors.GUEST_TOKENS_KEY),
-    )
-
-
-def _json_error(status: int, code: str, reason: str) -> JsonResponse:
-    return JsonResponse({"error": code, "reason": reason}, status=status)
-
-
 def _activity_participant(request: HttpRequest, pk: int) -> Participant | JsonResponse:
     session = GameSession.objects.filter(pk=pk, game="activity").first()
-    participant = None if session is None else _participant(request, pk)
+    participant = None if session is None else request_participant(request, pk)
     if participant is None:
-        return _json_error(403, "not_a_participant", _("Join the game first."))
+        return json_error(403, "not_a_participant", _("Join the game first."))
     return participant
 
 
@@ -164,13 +153,13 @@ def activity_seat(request: HttpRequest, pk: int) -> JsonResponse:
         if not isinstance(player, str) or (team is not None and not isinstance(team, str)):
             raise ValueError
     except (json.JSONDecodeError, AttributeError, ValueError):
-        return _json_error(400, "invalid_request", _('Send {"player": "p1", "team": "t1"}.'))
+        return json_error(400, "invalid_request", _('Send {"player": "p1", "team": "t1"}.'))
     try:
         session = services.activity_seat(
             session=participant.session, by=participant, player_id=player, team=team
         )
     except game_services.SessionError as error:
-        return _json_error(403 if error.code == "not_allowed" else 409, error.code, str(error))
+        return json_error(403 if error.code == "not_allowed" else 409, error.code, str(error))
     return JsonResponse(selectors.activity_lobby(session=session, participant=participant))
 
 
@@ -187,13 +176,13 @@ def activity_join_team(request: HttpRequest, pk: int) -> JsonResponse:
         if team is not None and not isinstance(team, str):
             raise ValueError
     except (json.JSONDecodeError, AttributeError, ValueError):
-        return _json_error(
+        return json_error(
             400, "invalid_request", _('Send {"team": "t1"}, or {"team": null} for the smallest team.')
         )
     try:
         participant = services.activity_join_late(participant=participant, team=team)
     except game_services.SessionError as error:
-        return _json_error(409, error.code, str(error))
+        return json_error(409, error.code, str(error))
     return JsonResponse(_payload(participant))
 
 
@@ -223,9 +212,9 @@ def activity_act(request: HttpRequest, pk: int) -> JsonResponse:
         action = json.loads(request.body or b"null")
         services.activity_act(participant=participant, action=action)
     except json.JSONDecodeError:
-        return _json_error(400, InvalidAction.code, _("The body must be a JSON action."))
+        return json_error(400, InvalidAction.code, _("The body must be a JSON action."))
     except ActionError as error:
-        return _json_error(400 if isinstance(error, InvalidAction) else 409, error.code, str(error))
+        return json_error(400 if isinstance(error, InvalidAction) else 409, error.code, str(error))
     return JsonResponse(_payload(participant))
 
 
@@ -239,11 +228,11 @@ def activity_hourglass(request: HttpRequest, pk: int) -> JsonResponse:
     try:
         version = int(json.loads(request.body or b"null")["version"])
     except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-        return _json_error(400, "invalid_request", _('Send {"version": N}.'))
+        return json_error(400, "invalid_request", _('Send {"version": N}.'))
     try:
         turned = services.activity_hourglass_turn(participant=participant, version=version)
     except ActionError as error:
-        return _json_error(409, error.code, str(error))
+        return json_error(409, error.code, str(error))
     return JsonResponse({**_payload(participant), "turned": turned})
 
 

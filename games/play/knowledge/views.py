@@ -6,8 +6,6 @@ renderer ``static/games/knowledge.js`` and the panel ``templates/games/knowledge
 
 from __future__ import annotations
 
-from typing import Any
-
 import segno
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -21,17 +19,10 @@ from django.views.decorators.http import require_GET, require_http_methods
 from games import selectors as game_selectors
 from games import services as game_services
 from games.models import GameSession
+from games.views import request_participant
 
 from . import selectors, services
 from .forms import KnowledgeOptionsForm, KnowledgeSetupForm
-
-
-def _participant(request: HttpRequest, session: GameSession) -> Any:
-    return game_selectors.participant_for(
-        session_id=session.pk,
-        user=request.user,
-        guest_tokens=request.session.get(game_selectors.GUEST_TOKENS_KEY),
-    )
 
 
 @login_required
@@ -146,7 +137,7 @@ def knowledge_results(request: HttpRequest, pk: int) -> HttpResponse:
     reads: the end of the game kept the guesses for the players' progress
     (``services.knowledge_game_end``)."""
     session = get_object_or_404(GameSession, pk=pk, game="knowledge")
-    participant = _participant(request, session)
+    participant = request_participant(request, session.pk)
     if participant is None:
         raise Http404
     if session.status != GameSession.Status.FINISHED:

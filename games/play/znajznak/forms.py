@@ -16,6 +16,28 @@ from games.models import ClassRun, PracticeAssignment
 from .practice import BOT_DEFAULT_ACCURACY, BOT_DEFAULT_SECONDS
 
 
+def bot_seconds_field() -> forms.DecimalField:
+    """The simulated opponent's pace, as every form that sets up a practice asks it (this
+    page's and a homework's, ``lms.classes.forms``)."""
+    return forms.DecimalField(
+        label=gettext_lazy("Simulated opponent: seconds to find a symbol"),
+        min_value=Decimal("0.5"),
+        max_value=Decimal("120"),
+        decimal_places=1,
+        initial=BOT_DEFAULT_SECONDS,
+    )
+
+
+def bot_accuracy_field() -> forms.IntegerField:
+    """How often the simulated opponent names the symbol right, in per cent."""
+    return forms.IntegerField(
+        label=gettext_lazy("Simulated opponent: names right (%)"),
+        min_value=0,
+        max_value=100,
+        initial=BOT_DEFAULT_ACCURACY,
+    )
+
+
 class ClassRunForm(forms.Form):
     """Duels for a whole class: one lobby, then rounds of pairs, each pair its own duel."""
 
@@ -62,19 +84,8 @@ class PracticeForm(forms.Form):
     cards_per_player = forms.IntegerField(
         label=gettext_lazy("Cards per player"), min_value=1, max_value=30, initial=5
     )
-    bot_seconds = forms.DecimalField(
-        label=gettext_lazy("Simulated opponent: seconds to find a symbol"),
-        min_value=Decimal("0.5"),
-        max_value=Decimal("120"),
-        decimal_places=1,
-        initial=BOT_DEFAULT_SECONDS,
-    )
-    bot_accuracy = forms.IntegerField(
-        label=gettext_lazy("Simulated opponent: names right (%)"),
-        min_value=0,
-        max_value=100,
-        initial=BOT_DEFAULT_ACCURACY,
-    )
+    bot_seconds = bot_seconds_field()
+    bot_accuracy = bot_accuracy_field()
     timer_minutes = forms.IntegerField(
         label=gettext_lazy("Time limit in minutes (optional)"), min_value=1, max_value=60, required=False
     )

@@ -948,8 +948,10 @@ def test_no_card_left_to_replace_the_marker_stays_and_has_moved() -> None:
 # --- game end ------------------------------------------------------------------------------------------
 
 
-def test_the_end_is_triggered_by_a_second_crossing_and_the_round_is_played_out() -> None:
-    state = placed(
+def one_move_from_a_second_crossing() -> State:
+    """The team on space 10 after one crossing and the opponents once round too (spaces 11
+    and 1 to 4): the first card (3) takes the team across a second time (10 -> 1)."""
+    return placed(
         start([3, 1, 0, 0, 0, 0]),
         team=(10, 1),
         white=(11, 1),
@@ -958,6 +960,10 @@ def test_the_end_is_triggered_by_a_second_crossing_and_the_round_is_played_out()
         blue=(3, 1),
         red=(4, 1),
     )
+
+
+def test_the_end_is_triggered_by_a_second_crossing_and_the_round_is_played_out() -> None:
+    state = one_move_from_a_second_crossing()
     state = play(state, "c1", "team")  # 10 -> 1: second crossing
     assert state.triggered_by == "team" and not is_terminal(state) and outcome(state) is None
     assert state.to_dict()["outcome"] is None
@@ -982,15 +988,7 @@ def test_a_first_crossing_does_not_trigger_the_end() -> None:
 
 
 def test_won_when_the_team_is_furthest_ahead_after_all_movements() -> None:
-    state = placed(
-        start([3, 1, 0, 0, 0, 0]),
-        team=(10, 1),
-        white=(11, 1),
-        green=(1, 1),
-        yellow=(2, 1),
-        blue=(3, 1),
-        red=(4, 1),
-    )
+    state = one_move_from_a_second_crossing()
     for card_id, marker in zip([f"c{n}" for n in range(1, 7)], MARKERS, strict=True):
         state = play(state, card_id, marker)
     result = outcome(state)

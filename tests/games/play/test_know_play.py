@@ -21,6 +21,7 @@ from games.engines import know
 from games.models import GameSession, Participant
 from games.play.know.services import know_session_create
 from tests.factories import TeacherFactory, UserFactory
+from tests.games.play.session_pages import SessionPages
 
 TEAM_IDS = {"p1": "Kestrel", "p2": "Lantern", "p3": "Moss"}
 ANSWERS = {"p1": "Vistula river", "p2": "Year nineteen eighteen", "p3": "Baltic coast"}
@@ -34,7 +35,7 @@ def signed_in(user: Any) -> Client:
 
 
 @dataclass
-class Game:
+class Game(SessionPages):
     session: GameSession
     teacher: Client
     teams: dict[str, Client]  # player id -> the team device
@@ -45,18 +46,6 @@ class Game:
     def state(self) -> know.State:
         self.session.refresh_from_db()
         return know.state_from_dict(self.session.state)
-
-    def act(self, client: Client, action: dict[str, Any]) -> Any:
-        return client.post(
-            reverse("games:session_actions", args=[self.session.pk]),
-            data=json.dumps(action),
-            content_type="application/json",
-        )
-
-    def view(self, client: Client) -> dict[str, Any]:
-        response = client.get(reverse("games:session_view", args=[self.session.pk]))
-        assert response.status_code == 200, response.content
-        return response.json()
 
     def projector(self) -> dict[str, Any]:
         response = self.teacher.get(reverse("games:know_projector_view", args=[self.session.pk]))
@@ -234,6 +223,8 @@ def test_new_know_game_page_creates_a_session_with_the_facilitator_s_setup() -> 
         "resolve_immediately": False,
     }
     assert session.assets == {"language": "pl"}
+    again = client.get(reverse("games:know_new")).content.decode()
+    assert "Your recent Know games" in again and session.join_code in again
 
 
 @pytest.mark.django_db

@@ -4,7 +4,6 @@ question is open (issue 21, a live team quiz; Bad input)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +23,7 @@ from games.quiz.models import Quiz, QuizAttempt, QuizItem
 from games.signals import quiz_attempt_graded
 from lms.services import TEACHERS_GROUP
 from tests.factories import TeacherFactory, UserFactory
+from tests.games.play.session_pages import SessionPages
 from tests.games.test_live import TIMEOUT, socket
 
 pytestmark = pytest.mark.django_db
@@ -70,7 +70,7 @@ def published_quiz(owner: Any, *, status: str = Quiz.Status.PUBLISHED) -> Quiz:
 
 
 @dataclass
-class Live:
+class Live(SessionPages):
     session: GameSession
     teacher: Client
     phones: dict[str, Client]  # player id -> the student's phone
@@ -79,18 +79,6 @@ class Live:
     def state(self) -> quiz_live.State:
         self.session.refresh_from_db()
         return quiz_live.state_from_dict(self.session.state)
-
-    def act(self, client: Client, action: dict[str, Any]) -> Any:
-        return client.post(
-            reverse("games:session_actions", args=[self.session.pk]),
-            data=json.dumps(action),
-            content_type="application/json",
-        )
-
-    def view(self, client: Client) -> dict[str, Any]:
-        response = client.get(reverse("games:session_view", args=[self.session.pk]))
-        assert response.status_code == 200, response.content
-        return response.json()
 
 
 def start_live(*, students: int = 6, team_count: int = 3, time: str = "off") -> Live:
@@ -125,6 +113,8 @@ def test_the_quizs_teacher_runs_it_live_another_teacher_does_not_and_a_draft_is_
     with pytest.raises(services.SessionError, match="Only the quiz's teacher"):
         quiz_live_session_create(facilitator=stranger, quiz=quiz)
     assert signed_in(stranger).get(reverse("games:quiz_live_new", args=[quiz.pk])).status_code == 404
+    page = signed_in(owner).get(reverse("games:quiz_live_new", args=[quiz.pk])).content.decode()
+    assert "Your recent live quizzes" in page and session.join_code in page
     draft = published_quiz(TeacherFactory(), status=Quiz.Status.DRAFT)
     with pytest.raises(services.SessionError, match="Publish the quiz"):
         quiz_live_session_create(facilitator=draft.owner, quiz=draft)

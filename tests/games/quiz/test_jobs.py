@@ -6,7 +6,6 @@ generation (tests/worker_process.py).
 
 from __future__ import annotations
 
-import time
 from datetime import timedelta
 
 import pytest
@@ -17,7 +16,13 @@ from content.models import BuildState, Symbol
 from games.quiz import selectors, services
 from games.quiz.models import Quiz
 from tests.factories import SymbolFactory, TeacherFactory
-from tests.worker_process import require_services, wait_for, worker_process
+from tests.worker_process import (
+    sweeps_around_a_kill,
+    wait_ended,
+    wait_started,
+    worker_process,
+    worker_test_hold,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -85,15 +90,10 @@ def test_only_the_owner_retries_only_a_failed_quiz(teacher, other_teacher):
         services.quiz_retry(quiz=quiz, by=other_teacher)
 
 
-STALE = 3
-
-
 @pytest.mark.celery
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_a_quiz_whose_worker_is_killed_is_failed_then_generated_again(tmp_path, settings):
-    require_services()
-    settings.JOBS_STALE_SECONDS = STALE
-    hold = tmp_path / "hold"
+    hold = worker_test_hold(tmp_path, settings)
     hold.touch()
     teacher = TeacherFactory()
     for n in range(1, 9):
@@ -104,28 +104,16 @@ def test_a_quiz_whose_worker_is_killed_is_failed_then_generated_again(tmp_path, 
         quiz = services.quiz_create(
             owner=teacher, title="Killed", source=Quiz.Source.SELECTION, pool=pool, total=5
         )
-        wait_for(
-            lambda: Quiz.objects.filter(pk=quiz.pk, state=BuildState.RUNNING, progress__gt=0).exists(),
-            "the generation to start",
-            worker,
-        )
-        time.sleep(STALE + 1.5)  # no progress meanwhile: only the heartbeat shows it alive
-        assert services.quizzes_sweep() == 0
-
-        worker.kill_pool()
-        time.sleep(STALE + 1.5)
-        assert services.quizzes_sweep() == 1
+        wait_started(worker, quiz, "the generation to start")
+        alive, killed = sweeps_around_a_kill(worker, services.quizzes_sweep)
+        assert (alive, killed) == (0, 1)
         quiz.refresh_from_db()
         assert (quiz.state, quiz.message) == (BuildState.FAILED, services.STOPPED)
         assert quiz.items.count() == 0
 
         hold.unlink()
         services.quiz_retry(quiz=quiz, by=teacher)
-        wait_for(
-            lambda: Quiz.objects.filter(pk=quiz.pk, state__in=[BuildState.DONE, BuildState.FAILED]).exists(),
-            "the generation to end",
-            worker,
-        )
+        wait_ended(worker, quiz, "the generation to end")
     quiz.refresh_from_db()
     assert quiz.state == BuildState.DONE, quiz.message
     assert quiz.items.count() == 5
