@@ -178,3 +178,35 @@ def test_a_term_has_points_and_a_chain_or_a_rhyme_none_in_the_schema(api, teache
     }
     assert re.fullmatch(branches[1]["properties"]["kind"]["pattern"], "rhyme")
     assert branches[1]["properties"]["points"] == {"not": {"type": "integer"}}
+
+
+def test_each_write_takes_its_input_serializer_and_answers_with_its_output_serializer(api, teacher):
+    """One operation per write: the request body is the resource's input serializer (for a
+    symbol, in both media types), the answer its output serializer, as for the reads."""
+    schema = api(teacher).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    writes = 0
+    for path, methods in schema["paths"].items():
+        if not path.startswith("/api/v1/"):
+            continue
+        for method, operation in methods.items():
+            answers = operation["responses"]
+            if method in ("post", "put", "patch"):
+                writes += 1
+                for media, body in operation["requestBody"]["content"].items():
+                    assert re.fullmatch(
+                        r"#/components/schemas/(Patched)?\w+InputRequest", body["schema"]["$ref"]
+                    ), (method, path, media)
+                answer = answers["201" if method == "post" else "200"]
+                assert answer["content"]["application/json"]["schema"]["$ref"].endswith("Output"), (
+                    method,
+                    path,
+                )
+            elif method == "get" and "200" in answers:
+                answer = answers["200"]["content"]["application/json"]["schema"]["$ref"]
+                assert re.search(r"Output(List)?$", answer), (method, path)
+    assert writes == 8 * 3  # create, update and partial update of each of the eight resources
+    outputs = {name: s for name, s in schema["components"]["schemas"].items() if name.endswith("Output")}
+    assert len(outputs) == 9  # the eight resources and a card's term
+    for name, output in outputs.items():
+        for field, rule in output["properties"].items():
+            assert rule.get("readOnly") is True, (name, field)
