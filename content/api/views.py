@@ -60,7 +60,7 @@ class Conflict(APIException):
 
 
 _IN_USE = OpenApiResponse(description="The row is still used by other content.")
-_WRITES = {"create", "update", "partial_update"}
+_WRITES = {"POST", "PUT", "PATCH"}
 
 
 def _operations(input: Any, output: type[BaseSerializer[Any]], **extra: Any) -> dict[str, Any]:
@@ -103,8 +103,9 @@ class ContentViewSet(viewsets.ModelViewSet):
     parser_classes = [JSONParser]
 
     def get_serializer_class(self) -> type[BaseSerializer[Any]]:
-        # The browsable API's forms and OPTIONS describe a write by what it takes.
-        if self.action in _WRITES:
+        # The browsable API's forms and OPTIONS describe a write by what it takes; both ask
+        # with the write's method on a copy of the request.
+        if self.request.method in _WRITES:
             return self.input_serializer_class
         return super().get_serializer_class()
 
