@@ -63,13 +63,13 @@ _IN_USE = OpenApiResponse(description="The row is still used by other content.")
 _WRITES = {"POST", "PUT", "PATCH"}
 
 
-def _operations(input: Any, output: type[BaseSerializer[Any]], **extra: Any) -> dict[str, Any]:
-    """The schema of a viewset's writes for ``extend_schema_view``: the request body by its
-    input serializer (or serializers, by media type), the answer by its output serializer."""
+def _operations(body: Any, output: type[BaseSerializer[Any]], **extra: Any) -> dict[str, Any]:
+    """The schema of a viewset's writes for ``extend_schema_view``: the request ``body`` by
+    its input serializer (or serializers, by media type), the answer by its output serializer."""
     return {
-        "create": extend_schema(request=input, responses={201: output}),
-        "update": extend_schema(request=input, responses=output),
-        "partial_update": extend_schema(request=input, responses=output),
+        "create": extend_schema(request=body, responses={201: output}),
+        "update": extend_schema(request=body, responses=output),
+        "partial_update": extend_schema(request=body, responses=output),
         **extra,
     }
 
@@ -126,7 +126,8 @@ class ContentViewSet(viewsets.ModelViewSet):
 
     @extend_schema(responses={204: None, 409: _IN_USE})
     def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        """Delete a row; one that other content still points at is a 409 with a message."""
+        # (No docstring: the schema describes the operation by the viewset's.) A row that
+        # other content still points at is a 409 with a message.
         row = self.get_object()
         try:
             services.content_delete(row=row)
