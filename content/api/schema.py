@@ -141,7 +141,7 @@ class TermPointsRule(OpenApiSerializerExtension):
     term without points and a chain with them. The kinds are patterns, not enums: the
     enum postprocessing would turn them into the full list of kinds."""
 
-    target_class = "content.api.serializers.ActivityTermSerializer"
+    target_class = "content.api.serializers.ActivityTermInput"
 
     def map_serializer(self, auto_schema: Any, direction: str) -> Any:
         schema = auto_schema._map_basic_serializer(self.target, direction)

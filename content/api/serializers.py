@@ -1,11 +1,12 @@
-"""Input and output of the content API, version 1.
+"""Input and output of the content API, version 1: two serializers for each resource.
 
-Each serializer validates the shape of a request as the admin's forms do (same messages
-where the admin has one, from the same rules in ``content/models.py``) and renders the
-row back; it writes nothing: the views hand what it validated to one service of
-``content/services.py``. Who may write at all is decided before, in
-``content/api/permissions.py``; what only some writers may touch (the owner, the
-editors, which symbols go into a set) is checked here.
+``<Resource>Input`` validates the body of a write as the admin's forms do (same messages
+where the admin has one, from the same rules in ``content/models.py``); it has no
+``create`` or ``update`` of its own and is never saved: the view hands what it validated
+to one service of ``content/services.py``. ``<Resource>Output`` renders a row, every field
+read-only, for reads and for the answer to a write. Who may write at all is decided
+before, in ``content/api/permissions.py``; what only some writers may touch (the owner,
+the editors, which symbols go into a set) is checked by the input serializers.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.fields import SkipField
+from rest_framework.relations import ManyRelatedField
 
 from content import services
 from content.answers import AnswerError, answer_parse, answer_validate
@@ -76,8 +78,10 @@ class URLTextField(TextField, serializers.URLField):
     pass
 
 
-class ModelSerializer(serializers.ModelSerializer):
-    """A model serializer whose text fields take text only."""
+class Input(serializers.ModelSerializer):
+    """Validates a write against its model's fields (lengths, choices, uniqueness, given
+    the row being changed as ``instance``), its text fields taking text only. Never saved:
+    the views call a service with ``validated_data``."""
 
     serializer_field_mapping = {
         **serializers.ModelSerializer.serializer_field_mapping,
@@ -87,24 +91,21 @@ class ModelSerializer(serializers.ModelSerializer):
         models.URLField: URLTextField,
     }
 
-    def create(self, validated_data: dict[str, Any]) -> Any:
-        raise NotImplementedError("The views write through content.services.")
 
-    def update(self, instance: Any, validated_data: dict[str, Any]) -> Any:
-        raise NotImplementedError("The views write through content.services.")
+class Output(serializers.ModelSerializer):
+    """Renders a row; every field is read-only (``read_only_fields`` lists them all, and
+    the declared ones say so themselves)."""
 
 
 # --- Reference data ---------------------------------------------------------------------------
 
 
-class PeriodSerializer(ModelSerializer):
+class PeriodInput(Input):
     """A chronological marking of symbols (II RP, II wojna światowa, PRL)."""
-
-    years = serializers.CharField(read_only=True, help_text="The years as printed on the cards.")
 
     class Meta:
         model = Period
-        fields = ("id", "slug", "name", "start_year", "end_year", "label", "years", "colour", "position")
+        fields = ("slug", "name", "start_year", "end_year", "label", "colour", "position")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         # The model's check constraint (years in order), as a message on the end year
@@ -119,28 +120,66 @@ class PeriodSerializer(ModelSerializer):
         return attrs
 
 
-class ThemeSerializer(ModelSerializer):
+class PeriodOutput(Output):
+    """A chronological marking of symbols (II RP, II wojna światowa, PRL)."""
+
+    years = serializers.CharField(read_only=True, help_text="The years as printed on the cards.")
+
+    class Meta:
+        model = Period
+        fields = ("id", "slug", "name", "start_year", "end_year", "label", "years", "colour", "position")
+        read_only_fields = fields
+
+
+class ThemeInput(Input):
+    """A key for grouping symbols."""
+
+    class Meta:
+        model = Theme
+        fields = ("slug", "name", "description")
+
+
+class ThemeOutput(Output):
     """A key for grouping symbols."""
 
     class Meta:
         model = Theme
         fields = ("id", "slug", "name", "description")
+        read_only_fields = fields
 
 
-class CollectionSerializer(ModelSerializer):
+class CollectionInput(Input):
+    """An edition of symbols; symbol numbers are unique within it."""
+
+    class Meta:
+        model = Collection
+        fields = ("slug", "name", "description")
+
+
+class CollectionOutput(Output):
     """An edition of symbols; symbol numbers are unique within it."""
 
     class Meta:
         model = Collection
         fields = ("id", "slug", "name", "description")
+        read_only_fields = fields
 
 
-class TagSerializer(ModelSerializer):
+class TagInput(Input):
+    """A free label for Activity cards and Knowledge? questions."""
+
+    class Meta:
+        model = Tag
+        fields = ("slug",)
+
+
+class TagOutput(Output):
     """A free label for Activity cards and Knowledge? questions."""
 
     class Meta:
         model = Tag
         fields = ("id", "slug")
+        read_only_fields = fields
 
 
 # --- Owned content ----------------------------------------------------------------------------
@@ -151,7 +190,7 @@ def authors() -> QuerySet[Any]:
     return get_user_model().objects.authors()
 
 
-class AuthoredSerializer(ModelSerializer):
+class AuthoredInput(Input):
     """Owner and editors, as in the admin: only admins set the owner; only the owner and
     admins grant editors. Sending back the current value unchanged is always accepted, so
     a client may PUT what it read."""
@@ -188,9 +227,19 @@ class AuthoredSerializer(ModelSerializer):
             del attrs["editors"]
         return attrs
 
-    def owner_for_new(self, validated_data: dict[str, Any]) -> Any:
-        """Who owns a new row: the owner an admin gave, else whoever creates it."""
-        return validated_data.pop("owner", self.context["request"].user)
+
+class AuthoredOutput(Output):
+    owner = serializers.PrimaryKeyRelatedField(
+        read_only=True, allow_null=True, help_text="Id of the author (empty: the shared library)."
+    )
+    editors = serializers.PrimaryKeyRelatedField(
+        read_only=True, many=True, help_text="Ids of teachers who may edit this besides its owner."
+    )
+
+
+def _keys(help_text: str) -> ManyRelatedField:
+    """A read-only list of related rows' keys (periods, themes, tags)."""
+    return serializers.SlugRelatedField(slug_field="slug", read_only=True, many=True, help_text=help_text)
 
 
 class LinesField(serializers.ListField):
@@ -228,12 +277,27 @@ class PictureField(serializers.FileField):
         return super().to_internal_value(data)
 
 
-class SymbolSerializer(AuthoredSerializer):
+_SYMBOL_FIELDS = (
+    "collection",
+    "number",
+    "name",
+    "alternative_names",
+    "description",
+    "outline",
+    "picture",
+    "periods",
+    "themes",
+    "portal_url",
+    "language",
+    "status",
+    "owner",
+    "editors",
+)
+
+
+class SymbolInput(AuthoredInput):
     """A ZnajZnak symbol, as on the game card's back and the auxiliary card."""
 
-    code = serializers.CharField(
-        read_only=True, help_text="The number as printed on the cards: three digits (002)."
-    )
     collection = serializers.SlugRelatedField(
         slug_field="slug", queryset=Collection.objects.all(), help_text="Key of the collection."
     )
@@ -264,27 +328,7 @@ class SymbolSerializer(AuthoredSerializer):
 
     class Meta:
         model = Symbol
-        fields = (
-            "id",
-            "collection",
-            "number",
-            "code",
-            "name",
-            "alternative_names",
-            "description",
-            "outline",
-            "picture",
-            "periods",
-            "themes",
-            "portal_url",
-            "language",
-            "status",
-            "owner",
-            "editors",
-            "created",
-            "updated",
-        )
-        read_only_fields = ("created", "updated")
+        fields = _SYMBOL_FIELDS
 
     def validate_picture(self, upload: Any) -> Any:
         if upload is None:
@@ -309,7 +353,7 @@ class PictureUploadField(PictureField):
     """The picture as a file part; only so the schema offers an upload in multipart bodies."""
 
 
-class SymbolUploadSerializer(SymbolSerializer):
+class SymbolUploadInput(SymbolInput):
     """A symbol sent as multipart/form-data, with its picture as a file."""
 
     picture = PictureUploadField(
@@ -317,6 +361,36 @@ class SymbolUploadSerializer(SymbolSerializer):
         allow_null=True,
         help_text="PNG, JPEG, WebP or SVG, at most 5 MB. SVGs are stored cleaned of scripts.",
     )
+
+
+class SymbolOutput(AuthoredOutput):
+    """A ZnajZnak symbol, as on the game card's back and the auxiliary card."""
+
+    code = serializers.CharField(
+        read_only=True, help_text="The number as printed on the cards: three digits (002)."
+    )
+    collection = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, help_text="Key of the collection."
+    )
+    periods = _keys("Keys of the periods (the chronological marking), e.g. ii-rp.")
+    themes = _keys("Keys of the themes.")
+    alternative_names = LinesField(
+        read_only=True, help_text="Accepted alternative names; a typed answer matching any of them counts."
+    )
+    picture = PictureField(read_only=True, allow_null=True, help_text="The picture's URL (for authors).")
+    # Declared so that the schema says an empty text is an answer too (no page given).
+    portal_url = serializers.URLField(
+        read_only=True,
+        allow_blank=True,
+        label="Education portal page",
+        help_text="The page on the topic; printed as a QR code on the auxiliary card.",
+    )
+
+    class Meta:
+        model = Symbol
+        # The printed code beside the number; the dates last.
+        fields = ("id", *_SYMBOL_FIELDS[:2], "code", *_SYMBOL_FIELDS[2:], "created", "updated")
+        read_only_fields = fields
 
 
 class MemberListField(serializers.ListField):
@@ -329,7 +403,7 @@ class MemberListField(serializers.ListField):
         return [member.symbol_id for member in instance.members.all()]
 
 
-class SymbolSetSerializer(AuthoredSerializer):
+class SymbolSetInput(AuthoredInput):
     """A curated, ordered list of symbols; a deck is built from it in this order."""
 
     members = MemberListField(
@@ -337,31 +411,10 @@ class SymbolSetSerializer(AuthoredSerializer):
         help_text="Ids of the symbols in the set, in order. Writing the list replaces the "
         "members and their order; you may add only symbols you can see.",
     )
-    deck_options = serializers.SerializerMethodField(
-        help_text="The ZnajZnak decks the set can make, largest first."
-    )
 
     class Meta:
         model = SymbolSet
-        fields = (
-            "id",
-            "name",
-            "slug",
-            "description",
-            "visibility",
-            "members",
-            "deck_options",
-            "owner",
-            "editors",
-            "created",
-            "updated",
-        )
-        read_only_fields = ("created", "updated")
-
-    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
-    def get_deck_options(self, obj: SymbolSet) -> list[str]:
-        size = len(obj.members.all())  # prefetched by the view
-        return [str(option.describe()) for option in deck_options(size)]
+        fields = ("name", "slug", "description", "visibility", "members", "owner", "editors")
 
     def validate_members(self, ids: list[int]) -> list[int]:
         doubled = sorted(symbol for symbol, n in Counter(ids).items() if n > 1)
@@ -388,6 +441,37 @@ class SymbolSetSerializer(AuthoredSerializer):
         return ids
 
 
+class SymbolSetOutput(AuthoredOutput):
+    """A curated, ordered list of symbols; a deck is built from it in this order."""
+
+    members = MemberListField(read_only=True, help_text="Ids of the symbols in the set, in order.")
+    deck_options = serializers.SerializerMethodField(
+        help_text="The ZnajZnak decks the set can make, largest first."
+    )
+
+    class Meta:
+        model = SymbolSet
+        fields = (
+            "id",
+            "name",
+            "slug",
+            "description",
+            "visibility",
+            "members",
+            "deck_options",
+            "owner",
+            "editors",
+            "created",
+            "updated",
+        )
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_deck_options(self, obj: SymbolSet) -> list[str]:
+        size = len(obj.members.all())  # prefetched by the view
+        return [str(option.describe()) for option in deck_options(size)]
+
+
 class SixTermsSerializer(serializers.ListSerializer):
     """A card's terms. Their count is checked with their slots in ``validate_terms`` (one
     message that names the missing slots); ``item_counts`` only tells the schema."""
@@ -395,12 +479,15 @@ class SixTermsSerializer(serializers.ListSerializer):
     item_counts = (len(SLOTS), len(SLOTS))
 
 
-class ActivityTermSerializer(ModelSerializer):
+_TERM_FIELDS = ("slot", "kind", "text", "points")
+
+
+class ActivityTermInput(Input):
     """One slot A–F of an Activity card: a term with 3–6 points, or a chain or a rhyme without."""
 
     class Meta:
         model = ActivityTerm
-        fields = ("slot", "kind", "text", "points")
+        fields = _TERM_FIELDS
         list_serializer_class = SixTermsSerializer
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -413,35 +500,38 @@ class ActivityTermSerializer(ModelSerializer):
         return attrs
 
 
-class ActivityCardSerializer(AuthoredSerializer):
+class ActivityTermOutput(Output):
+    """One slot A–F of an Activity card: a term with 3–6 points, or a chain or a rhyme without."""
+
+    class Meta:
+        model = ActivityTerm
+        fields = _TERM_FIELDS
+        read_only_fields = fields
+
+
+_TAGS_HELP = "Tags (create new ones at the tags endpoint)."
+
+
+def _tags() -> ManyRelatedField:
+    return serializers.SlugRelatedField(
+        slug_field="slug", queryset=Tag.objects.all(), many=True, required=False, help_text=_TAGS_HELP
+    )
+
+
+_CARD_FIELDS = ("title", "language", "status", "tags", "terms", "owner", "editors")
+
+
+class ActivityCardInput(AuthoredInput):
     """An Activity term card: six terms, one for each slot A–F."""
 
-    terms = ActivityTermSerializer(
+    terms = ActivityTermInput(
         many=True, help_text="Six terms, one for each slot A–F (Activity rulebook, Play)."
     )
-    tags = serializers.SlugRelatedField(
-        slug_field="slug",
-        queryset=Tag.objects.all(),
-        many=True,
-        required=False,
-        help_text="Tags (create new ones at the tags endpoint).",
-    )
+    tags = _tags()
 
     class Meta:
         model = ActivityCard
-        fields = (
-            "id",
-            "title",
-            "language",
-            "status",
-            "tags",
-            "terms",
-            "owner",
-            "editors",
-            "created",
-            "updated",
-        )
-        read_only_fields = ("created", "updated")
+        fields = _CARD_FIELDS
 
     def validate_terms(self, terms: list[dict[str, Any]]) -> list[dict[str, Any]]:
         # Exactly A–F, each once, as in the admin.
@@ -449,6 +539,18 @@ class ActivityCardSerializer(AuthoredSerializer):
         if problem:
             raise serializers.ValidationError(problem)
         return terms
+
+
+class ActivityCardOutput(AuthoredOutput):
+    """An Activity term card: six terms, one for each slot A–F."""
+
+    terms = ActivityTermOutput(many=True, read_only=True, help_text="Its six terms, slots A–F.")
+    tags = _keys(_TAGS_HELP)
+
+    class Meta:
+        model = ActivityCard
+        fields = ("id", *_CARD_FIELDS, "created", "updated")
+        read_only_fields = fields
 
 
 @extend_schema_field(
@@ -475,40 +577,29 @@ class AnswerField(serializers.Field):
         return value
 
 
-class KnowledgeQuestionSerializer(AuthoredSerializer):
+_QUESTION_FIELDS = (
+    "category",
+    "front",
+    "back",
+    "answer",
+    "source",
+    "language",
+    "status",
+    "tags",
+    "owner",
+    "editors",
+)
+
+
+class KnowledgeQuestionInput(AuthoredInput):
     """A Knowledge? quiz card and the answer that moves a marker."""
 
     answer = AnswerField()
-    answer_display = serializers.CharField(
-        read_only=True, help_text="The answer as printed on the card's back, e.g. C/D."
-    )
-    tags = serializers.SlugRelatedField(
-        slug_field="slug",
-        queryset=Tag.objects.all(),
-        many=True,
-        required=False,
-        help_text="Tags (create new ones at the tags endpoint).",
-    )
+    tags = _tags()
 
     class Meta:
         model = KnowledgeQuestion
-        fields = (
-            "id",
-            "category",
-            "front",
-            "back",
-            "answer",
-            "answer_display",
-            "source",
-            "language",
-            "status",
-            "tags",
-            "owner",
-            "editors",
-            "created",
-            "updated",
-        )
-        read_only_fields = ("created", "updated")
+        fields = _QUESTION_FIELDS
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         attrs = super().validate(attrs)
@@ -525,6 +616,22 @@ class KnowledgeQuestionSerializer(AuthoredSerializer):
             except AnswerError as error:
                 raise serializers.ValidationError({"answer": str(error)}) from error
         return attrs
+
+
+class KnowledgeQuestionOutput(AuthoredOutput):
+    """A Knowledge? quiz card and the answer that moves a marker."""
+
+    answer = AnswerField(read_only=True)
+    answer_display = serializers.CharField(
+        read_only=True, help_text="The answer as printed on the card's back, e.g. C/D."
+    )
+    tags = _keys(_TAGS_HELP)
+
+    class Meta:
+        model = KnowledgeQuestion
+        # The answer as printed beside the answer; the dates last.
+        fields = ("id", *_QUESTION_FIELDS[:4], "answer_display", *_QUESTION_FIELDS[4:], "created", "updated")
+        read_only_fields = fields
 
 
 # --- Query parameters -------------------------------------------------------------------------

@@ -156,3 +156,12 @@ def test_session_writes_need_the_csrf_token(teacher):
 def test_api_is_versioned(api, teacher):
     assert url("symbol").startswith("/api/v1/")
     assert api(teacher).get("/api/v2/symbols/").status_code == 404
+
+
+def test_options_describe_a_write_by_what_it_takes(api, teacher):
+    # The input serializer, not the output one: no id, no printed code, no dates.
+    response = api(teacher).options(url("symbol"))
+    assert response.status_code == 200
+    takes = response.json()["actions"]["POST"]
+    assert {"collection", "number", "name", "periods", "picture"} <= set(takes)
+    assert not {"id", "code", "created", "updated"} & set(takes)

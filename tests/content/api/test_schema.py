@@ -134,14 +134,14 @@ def test_list_fields_say_how_many_items_the_api_takes(api, teacher):
     client (and the fuzzer) never sends as valid what the API refuses."""
     schemas = api(teacher).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
     schemas = schemas["components"]["schemas"]
-    for name in ("SymbolRequest", "PatchedSymbolRequest"):
+    for name in ("SymbolInputRequest", "PatchedSymbolInputRequest"):
         assert schemas[name]["properties"]["periods"]["minItems"] == 1
-    for name in ("ActivityCardRequest", "PatchedActivityCardRequest"):
+    for name in ("ActivityCardInputRequest", "PatchedActivityCardInputRequest"):
         terms = schemas[name]["properties"]["terms"]
         assert (terms["minItems"], terms["maxItems"]) == (6, 6)
     # Lists that may be empty stay unbounded, and answers carry no request constraints.
-    assert "minItems" not in schemas["SymbolRequest"]["properties"]["themes"]
-    assert "minItems" not in schemas["Symbol"]["properties"]["periods"]
+    assert "minItems" not in schemas["SymbolInputRequest"]["properties"]["themes"]
+    assert "minItems" not in schemas["SymbolOutput"]["properties"]["periods"]
 
 
 def request_schemas(client) -> dict:
@@ -152,29 +152,61 @@ def request_schemas(client) -> dict:
 def test_required_text_of_spaces_alone_is_invalid_in_the_schema_as_in_the_api(api, teacher):
     client = api(teacher)
     schemas = request_schemas(client)
-    name = schemas["ThemeRequest"]["properties"]["name"]
+    name = schemas["ThemeInputRequest"]["properties"]["name"]
     pattern = re.compile(name["pattern"])
     for i, (text, accepted) in enumerate(((" \t\u3000\x1c", False), (" a ", True), ("\ufeff", True))):
         assert bool(pattern.search(text)) is accepted
         response = client.post("/api/v1/themes/", {"slug": f"t{i}", "name": text}, format="json")
         assert (response.status_code == 201) is accepted, response.content
     # Text that may be empty, and slugs with their own pattern, keep theirs.
-    assert "pattern" not in schemas["ThemeRequest"]["properties"]["description"]
-    assert schemas["ThemeRequest"]["properties"]["slug"]["pattern"] == "^[-a-zA-Z0-9_]+$"
-    assert schemas["PeriodRequest"]["properties"]["colour"]["pattern"] == "^#[0-9a-fA-F]{6}$"
+    assert "pattern" not in schemas["ThemeInputRequest"]["properties"]["description"]
+    assert schemas["ThemeInputRequest"]["properties"]["slug"]["pattern"] == "^[-a-zA-Z0-9_]+$"
+    assert schemas["PeriodInputRequest"]["properties"]["colour"]["pattern"] == "^#[0-9a-fA-F]{6}$"
 
 
 def test_a_sets_members_are_each_once_in_the_schema(api, teacher):
     schemas = request_schemas(api(teacher))
-    assert schemas["SymbolSetRequest"]["properties"]["members"]["uniqueItems"] is True
-    assert "uniqueItems" not in schemas["SymbolRequest"]["properties"]["alternative_names"]
+    assert schemas["SymbolSetInputRequest"]["properties"]["members"]["uniqueItems"] is True
+    assert "uniqueItems" not in schemas["SymbolInputRequest"]["properties"]["alternative_names"]
 
 
 def test_a_term_has_points_and_a_chain_or_a_rhyme_none_in_the_schema(api, teacher):
-    term = request_schemas(api(teacher))["ActivityTermRequest"]
+    term = request_schemas(api(teacher))["ActivityTermInputRequest"]
     branches = term["anyOf"]
     assert branches[0]["required"] == ["points"] and branches[0]["properties"]["points"] == {
         "type": "integer"
     }
     assert re.fullmatch(branches[1]["properties"]["kind"]["pattern"], "rhyme")
     assert branches[1]["properties"]["points"] == {"not": {"type": "integer"}}
+
+
+def test_each_write_takes_its_input_serializer_and_answers_with_its_output_serializer(api, teacher):
+    """One operation per write: the request body is the resource's input serializer (for a
+    symbol, in both media types), the answer its output serializer, as for the reads."""
+    schema = api(teacher).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    writes = 0
+    for path, methods in schema["paths"].items():
+        if not path.startswith("/api/v1/"):
+            continue
+        for method, operation in methods.items():
+            answers = operation["responses"]
+            if method in ("post", "put", "patch"):
+                writes += 1
+                for media, body in operation["requestBody"]["content"].items():
+                    assert re.fullmatch(
+                        r"#/components/schemas/(Patched)?\w+InputRequest", body["schema"]["$ref"]
+                    ), (method, path, media)
+                answer = answers["201" if method == "post" else "200"]
+                assert answer["content"]["application/json"]["schema"]["$ref"].endswith("Output"), (
+                    method,
+                    path,
+                )
+            elif method == "get" and "200" in answers:
+                answer = answers["200"]["content"]["application/json"]["schema"]["$ref"]
+                assert re.search(r"Output(List)?$", answer), (method, path)
+    assert writes == 8 * 3  # create, update and partial update of each of the eight resources
+    outputs = {name: s for name, s in schema["components"]["schemas"].items() if name.endswith("Output")}
+    assert len(outputs) == 9  # the eight resources and a card's term
+    for name, output in outputs.items():
+        for field, rule in output["properties"].items():
+            assert rule.get("readOnly") is True, (name, field)
