@@ -91,6 +91,9 @@ class Input(serializers.ModelSerializer):
         models.URLField: URLTextField,
     }
 
+    def save(self, **kwargs: Any) -> Any:
+        raise NotImplementedError("An input serializer only validates; the views write through services.")
+
 
 class Output(serializers.ModelSerializer):
     """Renders a row; every field is read-only (``read_only_fields`` lists them all, and
