@@ -92,8 +92,6 @@ def _restore_in_bulk() -> None:
         with atomic(using=self.connection.alias):
             with self.connection.constraint_checks_disabled():
                 for model, objects, links in rows(self, data):
-                    for instance in objects:
-                        instance._state.adding = True
                     # Django's save() updates a row that is there: the first transactional
                     # test finds the migrated rows, the ones after it empty tables.
                     fields = [f.name for f in model._meta.concrete_fields if not f.primary_key]
