@@ -176,6 +176,18 @@ def admin_user(db):
     return AdminFactory()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _fast_passwords():
+    """Passwords are hashed with MD5 in the test process: Django's PBKDF2 costs 0.18 CPU
+    seconds a password, and a test makes users by the dozen. Signing in still goes through
+    the real forms and checks the password; servers the tests start in processes of their
+    own (``make run``, the production topology) hash with the shipped settings."""
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _media_and_static(settings, tmp_path):
     """Media in a fresh folder per test; static files found where they live (no collectstatic)."""

@@ -29,11 +29,6 @@ from tests.games.test_sessions import create_session
 PASSWORD = "correct horse 42"
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def person(db):
     user = UserFactory(username="ola")

@@ -138,7 +138,7 @@ def web_process():
     """A stand-in for the web process that records what it is posted."""
     _Recorder.bodies = []
     server = HTTPServer(("127.0.0.1", 0), _Recorder)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}/live-relay", _Recorder.bodies
     server.shutdown()

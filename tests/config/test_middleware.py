@@ -20,11 +20,6 @@ from content.models import Period, Symbol, Theme
 from tests.factories import SymbolFactory, ThemeFactory
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def test_nul_in_an_api_path_parameter_is_a_json_400(client, teacher):
     ThemeFactory(slug="people")
     client.force_login(teacher)

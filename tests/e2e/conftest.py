@@ -162,9 +162,6 @@ def demo_users_site(
 
     # demo_users() keeps the passwords in VAR_DIR: a throwaway one, not the developer's.
     settings.VAR_DIR = tmp_path / "var"
-    # Signing in goes through the real form; only the hashing is made cheap (PBKDF2 costs
-    # about half a second a password, several times in every test).
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     # Static files: tests/conftest.py switches to the plain storage (no manifest without
     # collectstatic) and the live server's StaticFilesHandler serves them from the finders.
     logins = demo_users()

@@ -9,6 +9,7 @@ Each assertion names the selector and the numbers it found, so a failure says wh
 from __future__ import annotations
 
 import contextlib
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,15 +71,30 @@ def viewport(page: Page) -> tuple[int, int]:
     return int(size[0]), int(size[1])
 
 
+#: How long a measurement waits for a page that is redrawing itself (a live page draws
+#: from each state it hears) to hold still: a box read mid-redraw is a replaced element's.
+SETTLE_SECONDS = 5.0
+
+
 def box(page: Page, selector: str) -> Box:
-    """The first visible match's box relative to the viewport, the page scrolled to its top."""
+    """The first visible match's box relative to the viewport, the page scrolled to its top.
+
+    Measured on an element still in the page: one that a redraw replaced between finding
+    and measuring it (empty box, detached) is found again, for up to :data:`SETTLE_SECONDS`.
+    """
     page.evaluate("() => window.scrollTo(0, 0)")
     element = page.locator(selector).locator("visible=true").first
-    element.wait_for(state="visible")
-    rect = element.evaluate(
-        "(e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }"
-    )
-    return Box(*(float(v) for v in rect))
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while True:
+        element.wait_for(state="visible")
+        rect = element.evaluate(
+            "(e) => { const r = e.getBoundingClientRect();"
+            " return [r.x, r.y, r.width, r.height, e.isConnected]; }"
+        )
+        found = Box(*(float(v) for v in rect[:4]))
+        if (rect[4] and found.width > 0 and found.height > 0) or time.monotonic() > deadline:
+            return found
+        page.wait_for_timeout(100)
 
 
 def text_box(page: Page, selector: str) -> Box:
@@ -120,11 +136,17 @@ def assert_fits(page: Page, selector: str) -> Box:
 
 
 def assert_no_page_scroll(page: Page) -> None:
-    """The document is no taller and no wider than the viewport."""
-    size = page.evaluate(
-        "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
-    )
-    width, height = viewport(page)
+    """The document is no taller and no wider than the viewport, once the page has drawn
+    itself (a page still laying out its first state gets :data:`SETTLE_SECONDS`)."""
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while True:
+        size = page.evaluate(
+            "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
+        )
+        width, height = viewport(page)
+        if (size[0] <= width and size[1] <= height) or time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(100)
     assert size[0] <= width and size[1] <= height, (
         f"The page is {size[0]}×{size[1]} in a {width}×{height} viewport: it scrolls"
     )

@@ -135,8 +135,9 @@ class Walk:
         where = where or page.url.removeprefix(self.base_url)
         # Scripts that draw the page from the server's state have drawn it once loaded.
         page.wait_for_load_state("networkidle")
+        allowed = self.allowed | content_words()  # read once a page: a game opened adds words
         for text in page.evaluate(COLLECT_TEXT):
-            words = untransformed(text, self.allowed | content_words())
+            words = untransformed(text, allowed)
             if words:
                 self.found.setdefault(where, set()).add(f"{' '.join(words)}  ⟵  {text[:120]!r}")
         self.browsing.problems(page)  # a 403/404 on purpose is not this test's subject

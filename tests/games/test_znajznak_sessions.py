@@ -22,11 +22,6 @@ from tests.games.test_sessions import create_session, signed_in, state_of, znajz
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def lobby(
     teacher: Any, players: int = 3, *, variant: str = "warm_up"
 ) -> tuple[GameSession, list[Participant]]:

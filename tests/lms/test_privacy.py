@@ -30,11 +30,6 @@ pytestmark = pytest.mark.django_db
 NAME = ("Zuzanna", "Kowalczyk")
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def signed_in(user: Any) -> Client:
     client = Client()
     client.force_login(user)

@@ -19,9 +19,3 @@ def api() -> Callable[..., APIClient]:
         return client
 
     return client_for
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    # Users are made by the dozen here; their passwords are never checked.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

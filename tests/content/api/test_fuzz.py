@@ -303,9 +303,8 @@ def wsgi_in_test_transaction(db):
 
 
 @pytest.fixture
-def content(wsgi_in_test_transaction, settings) -> Any:
+def content(wsgi_in_test_transaction) -> Any:
     """A little of every kind of content, owned by a teacher (returned)."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     owner = TeacherFactory()
     symbol = SymbolFactory(owner=owner, number=1)
     symbol.periods.set([Period.objects.first()])

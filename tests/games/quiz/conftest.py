@@ -51,11 +51,6 @@ def png(colour: tuple[int, int, int]) -> bytes:
     return out.getvalue()
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def periods(db) -> dict[str, Period]:
     return {p.slug: p for p in Period.objects.all()}

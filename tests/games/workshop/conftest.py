@@ -13,11 +13,6 @@ from games.workshop.models import Workshop, WorkshopParticipant
 from tests.factories import SymbolFactory, ThemeFactory, UserFactory
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def periods(db) -> dict[str, Period]:
     return {p.slug: p for p in Period.objects.all()}

@@ -438,7 +438,11 @@ class Platform:
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         self.issuer = self.url
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # Polled every 20 ms, not the default 0.5 s: stop() waits for the next poll, and a
+        # platform is started and stopped around every LTI test.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     # --- lifecycle -------------------------------------------------------------------------
 
