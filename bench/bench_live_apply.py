@@ -58,6 +58,8 @@ def main() -> int:
             "TALIA_VAR_DIR": var_dir,
             "MEDIA_ROOT": f"{var_dir}/media",
             "LOG_LEVEL": "WARNING",
+            # The tasks an end of a game queues (the namings to memory) are a worker's job.
+            "CELERY_TASK_ALWAYS_EAGER": "false",
         }
     )
     try:
@@ -178,6 +180,35 @@ def run(args: argparse.Namespace) -> int:
             )
         )
 
+    def database_rows() -> Counter[tuple[str, str]]:
+        """Rows read and written so far in the bench's database, by table (a table's TOAST
+        rows, where its large JSON lives, under its own name) and kind."""
+        connection.ensure_connection()
+        with connection.cursor() as cursor:
+            cursor.execute(
+                """
+                SELECT coalesce(owner.relname, t.relname),
+                    coalesce(t.idx_tup_fetch, 0) + coalesce(t.seq_tup_read, 0),
+                    t.n_tup_ins, t.n_tup_upd, t.n_tup_del, t.schemaname = 'pg_toast'
+                FROM pg_stat_all_tables t
+                LEFT JOIN pg_class owner ON owner.reltoastrelid = t.relid
+                WHERE t.schemaname IN ('public', 'pg_toast')
+                """
+            )
+            counts: Counter[tuple[str, str]] = Counter()
+            for table, *numbers, toast in cursor.fetchall():
+                table = f"{table} (TOAST)" if toast else table
+                for kind, number in zip(("fetched", "inserted", "updated", "deleted"), numbers, strict=True):
+                    counts[table, kind] += number
+            return counts
+
+    def backend_cpu(pid: int) -> float:
+        """A PostgreSQL backend's CPU seconds so far (the server runs on this machine)."""
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    pg_cpu: list[float] = []  # the fast path's backends' CPU, read before they close
+
     async def play() -> tuple[list[float], list[float], int]:
         fast_cpu: list[float] = []
         fast_wall: list[float] = []
@@ -196,10 +227,17 @@ def run(args: argparse.Namespace) -> int:
                     fast_cpu.append(time.process_time() - started_cpu)
                     fast_wall.append(time.perf_counter() - started)
                 state = znajznak.apply_action(state, who, action)
+        for found in live._statement_sets.values():
+            pg_cpu.extend(backend_cpu(conn.info.backend_pid) for conn in found.opened)
         consumers.database_threads_close()
         return fast_cpu, fast_wall, locked
 
+    time.sleep(1.5)  # PostgreSQL reports a backend's row counts at most once a second
+    rows_before = database_rows()
     fast_cpu, fast_wall, locked = asyncio.run(play())
+    time.sleep(1.5)
+    rows = database_rows()
+    rows.subtract(rows_before)
     print(
         f"Fast path: {len(fast_cpu)} actions on it, {locked} on the locked path (the table's first "
         f"action after a change heard, the end of a game). CPU ms per action (process): median "
@@ -207,6 +245,26 @@ def run(args: argparse.Namespace) -> int:
         f"per action: median {1000 * statistics.median(fast_wall):.2f}; one statement per action"
     )
     print(f"Whole-process ceiling at the fast path's CPU cost: {1 / statistics.mean(fast_cpu):.0f} actions/s")
+    played = len(fast_cpu) + locked
+    kinds_total = Counter[str]()
+    for (_table, kind), count in rows.items():
+        kinds_total[kind] += count
+    per_kind = ", ".join(
+        f"{kind} {kinds_total[kind] / played:.1f}" for kind in ("fetched", "inserted", "updated", "deleted")
+    )
+    print(
+        f"PostgreSQL, the fast path's connections: {1000 * sum(pg_cpu) / len(fast_cpu):.2f} CPU ms per "
+        f"fast action; rows of the project's tables per action played (both paths, the tables' "
+        f"reads): {per_kind}"
+    )
+    print(
+        "  by table: "
+        + "; ".join(
+            f"{table} {kind} {count / played:.2f}"
+            for (table, kind), count in sorted(rows.items(), key=lambda item: -item[1])
+            if count / played >= 0.05
+        )
+    )
     return 0
 
 

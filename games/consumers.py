@@ -31,10 +31,12 @@ Messages to the browser: ``{"type": "state", ...}`` with the fields of
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from typing import Any
 
+from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.contrib import auth
@@ -116,6 +118,12 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             live.table_forget(self.participant.session_id)
         if self.group is not None:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def send_json(self, content: Any, close: bool = False) -> None:
+        # The browser closed the socket while this answer was made (a student who saw the end
+        # moves on while the last STOP is refused): nobody is left to tell.
+        with contextlib.suppress(Disconnected):
+            await super().send_json(content, close)
 
     @classmethod
     async def decode_json(cls, text_data: str) -> Any:

@@ -21,10 +21,15 @@ first instead:
 
 A socket that opens or resumes gets its payload from the table too (:func:`payload`).
 
+An end stored by the statement is announced as the one service announces its own ends
+(``services.session_finished_announce``: the join code released, ``signals.session_finished``:
+the students' namings go to their memory), from a database thread once the statement has
+committed (:func:`_finished_announce`). The finished game's table stays while its sockets
+are open: the other player's action that lost the race to the end is refused from it.
+
 Everything the fast path cannot do alone goes to the one service, which is always right
 because it locks the row and reads it afresh: an end that stores more than the status (a
-Knowledge? game's homework grade, a practice's result) or that a signed-in student's memory
-hears of (``signals.session_finished``), a passed deadline (note c), a version
+Knowledge? game's homework grade, a practice's result), a passed deadline (note c), a version
 that keeps moving on (another process or an HTTP request wrote first: the statement changes
 nothing, the table is read again and the action tried on it, :data:`ATTEMPTS` times), any
 other kind of session, SQLite (the embedded mode writes one at a time anyway). So no
@@ -49,7 +54,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import json
+import logging
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -57,7 +64,7 @@ from typing import Any
 
 import psycopg
 from django.conf import settings
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 from psycopg_pool import AsyncConnectionPool
 
 from content.models import Symbol
@@ -67,6 +74,8 @@ from .actions import Stored, action_stored
 from .database_threads import in_database_thread
 from .engines import engine_for
 from .models import ActionRecord, GameSession, NamingRecord, Participant
+
+logger = logging.getLogger(__name__)
 
 #: The columns of a naming row, in the order :func:`_write_statement` gives them.
 NAMING_COLUMNS = (
@@ -91,20 +100,28 @@ class LiveTable:
     #: A class duel's lobby, whose projector lists every duel's card counts; ``None`` for a game.
     lobby_id: int | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    #: The JSON of each top-level part of the stored state, with the value it encodes.
+    #: The top-level parts of the last stored state, and the JSON of those an engine handed
+    #: back as the very same objects (ZnajZnak's deck: its cards and names), by key.
+    parts: dict[str, Any] = field(default_factory=dict)
     encoded: dict[str, tuple[Any, str]] = field(default_factory=dict)
 
     def state_json(self, state: Any) -> str:
-        """``state``'s JSON for the row, encoding again only the parts that changed since
-        the last action (the deck's cards and names, most of the bytes, never do)."""
-        parts = []
-        for key, value in state.to_dict().items():
-            known = self.encoded.get(key)
-            # The engine hands the unchanged parts back as the same objects (the deck).
-            if known is None or (known[0] is not value and known[0] != value):
-                known = self.encoded[key] = (value, json.dumps(value))
-            parts.append(f"{json.dumps(key)}: {known[1]}")
-        return "{" + ", ".join(parts) + "}"
+        """``state``'s JSON for the row. A part that is the very object of the last state's
+        (most of the bytes) is encoded once and kept; the others, a few hundred bytes, in
+        one call."""
+        data = state.to_dict()
+        kept, rest = [], {}
+        for key, value in data.items():
+            if value is self.parts.get(key) and isinstance(value, (list, dict)) and value:
+                known = self.encoded.get(key)
+                if known is None or known[0] is not value:
+                    known = self.encoded[key] = (value, f"{json.dumps(key)}: {json.dumps(value)}")
+                kept.append(known[1])
+            else:
+                rest[key] = value
+        self.parts = data
+        changed = json.dumps(rest)[1:-1]
+        return "{" + ", ".join([*kept, changed] if changed else kept) + "}"
 
 
 _tables: OrderedDict[int, LiveTable] = OrderedDict()
@@ -226,26 +243,31 @@ async def _act_on(
             participants=table.participants,
             from_client=True,
         )
-        if stored.end_effects or (stored.ended and signed_in_players(table.participants)):
+        if stored.end_effects:
             table_forget(session.pk)
-            # The end has results to store (homework, practice), or students' namings to
-            # take into their memory: the one service ends the game and announces it.
+            # The end has results to store (homework, practice): the one service ends the
+            # game, with them, and announces it.
             return None
         statement = _write_statement(
             session.pk, stored, table.state_json(stored.state), lobby_id=table.lobby_id
         )
         row = await _statements().write(*statement)
-        written = row is not None and row[0] == 1
-        if not written or stored.ended:
-            table_forget(session.pk)  # a finished game is never played again
-        if not written:
+        if row is None or row[0] != 1:
+            table_forget(session.pk)
             return _MovedOn()  # the version moved on, or the statement failed
+        # A finished game's table stays: an action that lost the race to the end (the
+        # other player's STOP) is refused from it, "The game is over.", as the service would.
         assert row is not None
         alone = bool(row[1])  # no other process holds a socket of this game
         table.state = stored.state
         stored.session_update(session)
         broadcast = selectors.session_broadcast(
-            session=session, participants=table.participants, state=stored.state
+            session=session,
+            participants=table.participants,
+            state=stored.state,
+            # Heard by this process's sockets alone: their views only (a duel's teacher's
+            # view is built for no one). A socket opened since reads its own from the table.
+            viewers=_viewers_here(session.pk, participant) if alone else None,
         )
     assert broadcast is not None  # a game or a class duel always has one
     notice = services.session_notice(version=session.version, broadcast=broadcast)
@@ -258,14 +280,33 @@ async def _act_on(
         # A class duel also tells its lobby (as ``services.session_publish_on_commit`` does), at the
         # lobby's version that the statement read: its sockets read the lobby afresh.
         notices.append((GameSession.group_name_of(table.lobby_id), services.session_notice(version=row[2])))
+    if stored.ended:
+        ended = copy.copy(session)
+        ended.state = stored.state.to_dict()
+        await in_database_thread(_finished_announce, ended)
     return selectors.payload_from_broadcast(broadcast, participant.pk), notices
 
 
-def signed_in_players(participants: list[Participant]) -> bool:
-    """Whether a signed-in student plays: then the game's end goes to the one service, which
-    announces it (``signals.session_finished``: their namings go to their memory); a game
-    of guests only ends on the fast path."""
-    return any(p.user_id is not None and p.role == Participant.Role.PLAYER for p in participants)
+def _viewers_here(session_id: int, actor: Participant) -> set[int]:
+    """The participants (ids) of ``session_id`` whose sockets this process holds, and the actor."""
+    here = {getattr(socket, "participant", None) for socket in sockets.here(session_id)}
+    return {participant.pk for participant in here if participant is not None} | {actor.pk}
+
+
+def _finished_announce(session: GameSession) -> None:
+    """Announce the end the statement stored (``services.session_finished_announce``: the
+    join code released, ``signals.session_finished``: the students' namings go to their
+    memory), once it is committed, as the one service announces its own ends.
+
+    A failure is logged, and the end stands: the namings are taken in by the sweep
+    (``lms.progress``), and a code whose game has ended is released when claimed again
+    (``games.lobby``).
+    """
+    try:
+        with transaction.atomic():
+            services.session_finished_announce(session)
+    except Exception:
+        logger.exception("The end of session %s was stored but not announced.", session.pk)
 
 
 async def payload(participant: Participant) -> dict[str, Any] | None:

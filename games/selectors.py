@@ -9,7 +9,7 @@ raw state.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -131,7 +131,11 @@ BROADCAST_KINDS = (GameSession.Kind.GAME, GameSession.Kind.CLASS_DUEL)
 
 
 def session_broadcast(
-    *, session: GameSession, participants: list[Participant], state: State | None
+    *,
+    session: GameSession,
+    participants: list[Participant],
+    state: State | None,
+    viewers: Collection[int] | None = None,
 ) -> dict[str, Any] | None:
     """Every participant's payload of ``session`` at this version, for the change notice.
 
@@ -144,7 +148,9 @@ def session_broadcast(
     (``session_payload``'s fields). ``None`` for the kinds of session whose payload
     reads other rows (a class lobby, practice): their watchers read it afresh. A class
     duel's is a game's while it runs (it has no ``follow`` until a later round closes it,
-    and that change is published without payloads).
+    and that change is published without payloads). ``viewers``: only these participants'
+    payloads (by id), where the writer knows that no one else hears the notice; whoever it
+    leaves out reads the session afresh.
     """
     if session.kind not in BROADCAST_KINDS:
         return None
@@ -152,6 +158,8 @@ def session_broadcast(
     people: dict[str, dict[str, Any]] = {}
     views: dict[str, Any] = {}
     for participant in participants:
+        if viewers is not None and participant.pk not in viewers:
+            continue
         viewer = viewer_for(engine, participant)
         key = viewer or ""
         if key not in views:

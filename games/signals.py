@@ -22,8 +22,9 @@ practice_run_finished = Signal()
 knowledge_game_finished = Signal()
 
 #: A game ended: its last action, its timer, or the teacher ending a class's duels;
-#: ``session``: its ``GameSession``. Sent by the one service (``games.services``): the fast
-#: path (``games.live``) leaves the end of a game with a signed-in player to it.
+#: ``session``: its ``GameSession``. Sent by the one service (``games.services``) in the
+#: transaction that ends it, and by the live fast path (``games.live``) once the statement
+#: that ended it has committed.
 session_finished = Signal()
 
 #: A student answered one item, in a quiz or in play. ``user``, ``item_key`` (``symbol:<pk>``,

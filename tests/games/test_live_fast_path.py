@@ -6,8 +6,9 @@ These tests prove that it stores exactly what the locked service would (the stor
 is what the stored log replays to, versions and action indexes are contiguous, the
 namings are the same rows), that refusals are answered from memory and store nothing,
 that a version written elsewhere is never overwritten (no lost update, with or without
-its change notice), that a game of guests ends on it, and that what it must not do alone
-(the end of a Knowledge? game, a practice or a game of signed-in students, a passed deadline,
+its change notice), that a game ends on it and is announced as the locked service announces
+it (the students' namings reach their memory, the join code is released), and that what it
+must not do alone (the end of a Knowledge? game or a practice, a passed deadline,
 ``LIVE_FAST_PATH = False``) goes to the locked service (``services.session_act``), spied on
 to tell the paths apart. The twin tests play a duel over sockets, and every golden log of a
 game a socket plays live, through both writers and compare the rows they store.
@@ -37,7 +38,7 @@ from django.utils import timezone
 from games import actions, live, selectors, services
 from games.engines import engine_for, znajznak
 from games.engines.base import IllegalAction
-from games.models import GameSession, NamingRecord, Participant
+from games.models import GameSession, JoinCode, NamingRecord, Participant
 from games.play.quiz_live.services import quiz_live_session_create
 from games.play.znajznak.duels import class_round_start
 from games.play.znajznak.practice import practice_assignment_create, practice_start
@@ -380,26 +381,27 @@ def test_a_whole_duel_of_guests_over_sockets_ends_on_the_fast_path_as_the_locked
         client.post(reverse("games:join_code", args=[session.join_code]), {"nickname": nickname})
         services.session_join(session=twin, nickname=nickname)
     session, twin = (services.session_start(session=s, by=teacher) for s in (session, twin))
-    assert not live.signed_in_players(list(session.participants.all()))
     played = played_over_sockets(session, clients)
 
     assert locked == []
     assert_twin_stores_the_same(session, twin, played)
+    assert not JoinCode.objects.filter(object_id=session.pk, released=None).exists()  # announced
 
 
-def test_a_whole_duel_of_students_ends_by_the_one_service_and_their_namings_reach_their_memory(
-    teacher, locked
-):
-    """Every action but the last takes the fast path; the end goes to the one service, which
-    announces it: the students' namings are taken into their memory, no page opened."""
+def test_a_whole_duel_of_students_ends_on_the_fast_path_and_their_namings_reach_their_memory(teacher, locked):
+    """Every action takes the fast path, the last one too; its end is announced as the one
+    service announces its own: the students' namings are taken into their memory, no page
+    opened, and the game's join code is released."""
     from lms.progress.models import Review
 
     ala, olek = UserFactory(first_name="Ala"), UserFactory(first_name="Olek")
     assets, setup = library_links(), znajznak_setup(cards_per_player=3)  # a longer game
     session, twin = (duel_started(teacher, ala, olek, assets=assets, setup=setup) for _ in range(2))
+    assert JoinCode.objects.filter(object_id=session.pk, released=None).exists()
     played = played_over_sockets(session, {"p1": signed_in(ala), "p2": signed_in(olek)})
 
-    assert locked == played[-1:]
+    assert locked == []
+    assert not JoinCode.objects.filter(object_id=session.pk, released=None).exists()
     for student in (ala, olek):
         linked = NamingRecord.objects.filter(session=session, user=student, symbol__isnull=False)
         assert linked.exists()
@@ -480,13 +482,10 @@ def test_every_golden_log_stores_the_same_rows_on_the_fast_path_as_through_the_l
         clock["now"] = at
         services.session_act(participant=twin_seats[player], action=action)
 
-    # Only an end leaves the fast path: one with effects (a Knowledge? game's grade), or any
-    # end of a game of signed-in students (the one service announces it: their namings).
+    # Only an end with effects (a Knowledge? game's grade) leaves the fast path.
     engine = engine_for(golden["game"])
     ended = engine.is_terminal(engine.state_from_dict(stored(session).state))
-    leaves = ended and (
-        actions.end_has_effects(session) or live.signed_in_players(list(session.participants.all()))
-    )
+    leaves = ended and actions.end_has_effects(session)
     assert locked == ([len(moves) - 1] if leaves else [])
     session, twin = assert_stored_as_the_log_replays(session), stored(twin)
     assert session.state == twin.state
@@ -537,6 +536,39 @@ def test_a_refused_action_is_answered_to_its_socket_only_and_stores_nothing(duel
     assert locked == []  # refused from the table, without the locked service
     session = assert_stored_as_the_log_replays(session)
     assert session.version == 1 and session.actions.count() == 1  # only Ala's good STOP
+
+
+def test_an_action_after_the_end_is_refused_from_the_table_without_the_locked_service(duel, locked):
+    """The other player's STOP that lost the race to the last action: "The game is over.",
+    answered from the finished game's table, as the locked service would answer it."""
+    session = duel["session"]
+
+    @database_sync_to_async
+    def locked_refusal() -> str:
+        """What the locked service answers the same STOP."""
+        with pytest.raises(IllegalAction) as over:
+            services.session_apply_action(
+                session_id=session.pk, player_id="p2", action={"type": "stop", "symbol": "s001"}
+            )
+        return str(over.value)
+
+    async def scenario() -> None:
+        sockets = {"p1": socket(session, duel["ala"]), "p2": socket(session, duel["olek"])}
+        for communicator in sockets.values():
+            await connected(communicator)
+        await play_to_the_end(session, sockets)
+        final = await database_sync_to_async(stored)(session)
+        assert session.pk in live._tables  # kept for the sockets still open
+        await sockets["p2"].send_json_to(action_message(type="stop", symbol="s001"))
+        refusal = await sockets["p2"].receive_json_from(timeout=TIMEOUT)
+        assert refusal == {"type": "error", "error": "illegal_action", "reason": await locked_refusal()}
+        assert await sockets["p1"].receive_nothing(timeout=0.5)
+        assert (await database_sync_to_async(stored)(session)).version == final.version
+        for communicator in sockets.values():
+            await communicator.disconnect()
+
+    async_to_sync(scenario)()
+    assert locked == []
 
 
 def test_two_stops_at_once_give_one_claim_and_one_refusal(duel, locked, writes):

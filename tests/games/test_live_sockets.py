@@ -158,3 +158,22 @@ def test_a_socket_whose_process_cannot_say_it_holds_the_game_is_closed_to_be_ope
     assert (closing["type"], closing["code"]) == ("websocket.close", consumers.CLOSE_TRY_AGAIN)
     assert sockets.here(session.pk) == []
     assert GameSession.objects.get(pk=session.pk).live_processes == []
+
+
+def test_an_answer_to_a_socket_the_browser_closed_meanwhile_is_dropped():
+    """daphne refuses a send on a closed socket (autobahn's ``Disconnected``): a refusal or a
+    state for a student who has already moved on is dropped, not an error of the consumer."""
+    from autobahn.exception import Disconnected
+
+    consumer = consumers.SessionConsumer()
+    sent: list[dict[str, Any]] = []
+
+    async def closed(message: dict[str, Any]) -> None:
+        sent.append(message)
+        raise Disconnected("Attempt to send on a closed protocol")
+
+    consumer.base_send = closed
+    async_to_sync(consumer.send_json)(
+        {"type": "error", "error": "illegal_action", "reason": "The game is over."}
+    )
+    assert [message["type"] for message in sent] == ["websocket.send"]

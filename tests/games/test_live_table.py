@@ -116,6 +116,30 @@ def test_the_stored_state_json_is_the_state_whichever_parts_were_encoded_before(
     assert second == json.loads(json.dumps(after.to_dict())) and second != first
 
 
+def test_the_deck_is_encoded_once_a_game_and_the_json_stays_the_state(monkeypatch):
+    """The parts an engine hands back as the same objects (ZnajZnak's cards and names) are
+    encoded once, at the second state; every state's JSON is still the whole state."""
+    table = table_at_start()
+    encoded: list[Any] = []
+    real = json.dumps
+
+    def counting(value: Any, *args: Any, **kwargs: Any) -> str:
+        encoded.append(value)
+        return real(value, *args, **kwargs)
+
+    monkeypatch.setattr(live.json, "dumps", counting)
+    state = table.state
+    for turn in range(4):
+        text = table.state_json(state)
+        assert json.loads(text) == json.loads(real(state.to_dict()))
+        if turn < 3:
+            state = znajznak.apply_action(state, "p1", a_stop(state)["action"])
+            state = znajznak.apply_action(state, "p1", {"type": "name", "text": "?"})
+    deck = state.to_dict()
+    assert sum(value is deck["cards"] for value in encoded) == 1
+    assert sum(value is deck["names"] for value in encoded) == 1
+
+
 def test_two_sockets_opening_at_once_read_the_session_once(monkeypatch):
     table = table_at_start()
     live._tables.clear()

@@ -72,6 +72,27 @@ def test_a_notice_carries_each_participant_the_payload_a_fresh_read_gives(duel_w
     assert selectors.payload_from_broadcast(broadcast, 10**9) is None
 
 
+def test_a_notice_for_some_viewers_carries_their_payloads_only_and_everyone_in_the_game(
+    duel_with_watchers,
+):
+    """The fast path's notice that only its own process hears (``games.live``): the payloads
+    of the sockets there; the list of people is the whole game's, as in a fresh read."""
+    session = duel_with_watchers
+    participants = list(session.participants.order_by("joined_at", "id"))
+    ala = next(p for p in participants if p.player_id == "p1")
+    broadcast = selectors.session_broadcast(
+        session=session, participants=participants, state=state_of(session), viewers={ala.pk}
+    )
+    assert broadcast is not None
+    assert list(broadcast["views"]) == ["p1"]  # nothing of Olek's hand, nor the table's view
+    assert selectors.payload_from_broadcast(broadcast, ala.pk) == selectors.session_payload(
+        session=session, participant=ala
+    )
+    for other in participants:
+        if other != ala:
+            assert selectors.payload_from_broadcast(broadcast, other.pk) is None  # read afresh
+
+
 def test_an_action_publishes_every_viewer_s_payload_once_the_action_is_stored(
     duel_with_watchers, django_capture_on_commit_callbacks
 ):
