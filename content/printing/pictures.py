@@ -239,6 +239,15 @@ def _fields(draw: ImageDraw.ImageDraw, x: int, height: int, fills: tuple[str, ..
             draw.rectangle(box, outline="#8a8a8a", width=line)
 
 
+@functools.lru_cache(maxsize=8)
+def _circle_mask(side: int) -> Image.Image:
+    """A smooth-edged disc ``side`` pixels across (drawn four times larger, then reduced);
+    every miniature of a print has the same."""
+    mask = Image.new("L", (side * 4, side * 4), 0)
+    ImageDraw.Draw(mask).ellipse((0, 0, side * 4 - 1, side * 4 - 1), fill=255)
+    return mask.resize((side, side), Image.Resampling.LANCZOS)
+
+
 def miniature(square: Image.Image | None, fills: tuple[str, ...], height: int) -> Image.Image:
     """The game-card back's miniature: the picture in its circle, then the period fields
     (so the marking is told by fill and position, not by colour alone)."""
@@ -246,10 +255,8 @@ def miniature(square: Image.Image | None, fills: tuple[str, ...], height: int) -
     image = Image.new("RGB", (width, height), "white")
     draw = ImageDraw.Draw(image)
     if square is not None:
-        mask = Image.new("L", (height * 4, height * 4), 0)
-        ImageDraw.Draw(mask).ellipse((0, 0, height * 4 - 1, height * 4 - 1), fill=255)
         picture = square.resize((height, height), Image.Resampling.LANCZOS, reducing_gap=2.0)
-        image.paste(picture, (0, 0), mask.resize((height, height), Image.Resampling.LANCZOS))
+        image.paste(picture, (0, 0), _circle_mask(height))
     else:
         draw.ellipse((1, 1, height - 2, height - 2), outline="#b0b0b0", width=max(1, round(height / 40)))
     if fills:

@@ -19,7 +19,7 @@ from weasyprint.html import UA, UA_STYLESHEET
 
 from .fetcher import FetchPolicy, SafeFetcher
 from .pictures import PictureJob, PreparedPicture, prepare_picture
-from .qr import qr_data_uri
+from .qr import qr_png_uri
 
 __all__ = ["QrCode", "QrJob", "Timed", "prepare_batch", "render_pdf", "timed"]
 
@@ -52,7 +52,7 @@ class QrJob:
 @dataclass(frozen=True)
 class QrCode:
     key: str
-    uri: str  # an SVG data: URI
+    uri: str  # a PNG data: URI, one pixel per module (``qr.qr_png_uri``)
 
 
 #: The user-agent stylesheet's rules for list markers, footnotes and notes are written
@@ -87,6 +87,6 @@ def render_pdf(html: str, base_url: str, policy: FetchPolicy) -> bytes:
 def prepare_batch(jobs: list[PictureJob | QrJob]) -> list[PreparedPicture | QrCode]:
     """Pictures and QR codes, in the order given."""
     return [
-        QrCode(job.key, qr_data_uri(job.url)) if isinstance(job, QrJob) else prepare_picture(job)
+        QrCode(job.key, qr_png_uri(job.url)) if isinstance(job, QrJob) else prepare_picture(job)
         for job in jobs
     ]

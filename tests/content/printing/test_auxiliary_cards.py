@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import replace
 
 import segno
+from PIL import Image
 
 from content.printing import cards as faces
 from content.printing.data import PrintOptions
 from content.printing.fetcher import SafeFetcher
-from content.printing.qr import qr_data_uri, qr_svg
+from content.printing.qr import MODULE_PX, qr_png, qr_png_uri, qr_svg
 from content.printing.render import render_auxiliary_cards
 
 from .helpers import card_ids, page_texts, reader
@@ -65,6 +67,36 @@ def test_qr_svg_encodes_the_portal_url() -> None:
     assert dark == [list(row) for row in expected]
 
 
+def test_qr_png_holds_the_same_modules_as_the_vector_code() -> None:
+    url = "https://polska1918-89.pl/symbol/42"
+    expected = segno.make(url, error="m", micro=False).matrix
+    size = len(expected)
+    with Image.open(io.BytesIO(qr_png(url))) as image:
+        assert image.mode == "L"  # drawn as it is (WeasyPrint would widen a 1-bit image to RGB)
+        assert image.size == ((size + 4) * MODULE_PX,) * 2  # two modules of quiet zone a side
+        centres = [
+            [
+                image.getpixel(((x + 2) * MODULE_PX + MODULE_PX // 2, (y + 2) * MODULE_PX + MODULE_PX // 2))
+                for x in range(size)
+            ]
+            for y in range(size)
+        ]
+        assert {colour for _, colour in image.getcolors()} == {0, 255}  # sharp: no grey edges
+    assert [[int(v == 0) for v in row] for row in centres] == [list(row) for row in expected]
+
+
+def test_the_qr_code_is_drawn_unsmoothed(symbols, periods) -> None:
+    # A few pixels a module: the PDF asks viewers and printers not to smooth them.
+    pdf = render_auxiliary_cards(list(symbols.values())[:1], periods, PrintOptions(), parallel=False)
+    images = [
+        xobject
+        for xobject in (ref.get_object() for ref in reader(pdf).pages[1]["/Resources"]["/XObject"].values())
+        if xobject.get("/Subtype") == "/Image"
+    ]
+    qr = [image for image in images if image["/ColorSpace"] == "/DeviceGray"]
+    assert len(qr) == 1 and qr[0]["/Interpolate"].value is False
+
+
 def test_the_qr_code_is_embedded_and_none_without_a_url(monkeypatch, symbols, periods) -> None:
     served: list[str] = []
     original = SafeFetcher.fetch
@@ -74,14 +106,8 @@ def test_the_qr_code_is_embedded_and_none_without_a_url(monkeypatch, symbols, pe
     with_url, without = list(symbols.values())[:2]
     without = replace(without, portal_url="")
     pdf = render_auxiliary_cards([with_url, without], periods, PrintOptions(), parallel=False)
-    assert qr_data_uri(with_url.portal_url) in served
-    assert sum(url.startswith("data:image/svg+xml") and "segno" in _decode(url) for url in served) == 1
+    assert qr_png_uri(with_url.portal_url) in served
+    assert sum(url.startswith("data:image/png") for url in served) == 1
     back = reader(pdf).pages[1]
     assert "Więcej o temacie" in back.extract_text()
     assert back.extract_text().count("Więcej o temacie") == 1  # the card without a URL has no QR
-
-
-def _decode(uri: str) -> str:
-    import base64
-
-    return base64.b64decode(uri.split(",", 1)[1]).decode()

@@ -175,3 +175,21 @@ def test_a_print_that_stops_early_leaves_no_work_queued_for_the_next(
         render_game_cards(cards, symbols, periods, PrintOptions())
     settled = [f for f in queued if f.cancelled() or f.running() or f.done()]
     assert queued and settled == queued  # none is left waiting in the queue
+
+
+def test_a_render_process_answers_with_the_cycle_collector_off_and_turns_it_back_on() -> None:
+    import gc
+    import io
+
+    from content.printing import pool as render_pool
+
+    requests, answers = io.BytesIO(), io.BytesIO()
+    render_pool._send(requests, (gc.isenabled, ()))
+    render_pool._send(requests, (int, ("not a number",)))
+    requests.seek(0)
+    render_pool.serve(requests, answers)
+    answers.seek(0)
+    assert render_pool._receive(answers) == (True, False)  # off while it works
+    ok, error = render_pool._receive(answers)
+    assert not ok and isinstance(error, ValueError)  # a failed request too
+    assert gc.isenabled()
