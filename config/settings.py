@@ -15,6 +15,7 @@ from pathlib import Path
 
 import environ
 from django.utils.translation import gettext_lazy as _
+from whitenoise.compress import Compressor
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = environ.Env()
@@ -328,6 +329,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(VAR_DIR / "static")))
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "config.storage.AppDirectoriesFinder",  # without the sidecar's unused ReDoc
+]
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 STORAGES = {
@@ -353,6 +358,9 @@ if AWS_STORAGE_BUCKET_NAME:
 # through X-Accel-Redirect to an internal location aliased to MEDIA_ROOT (docs/deploy.md).
 PRIVATE_MEDIA_PREFIX = env.str("PRIVATE_MEDIA_PREFIX", default="")
 WHITENOISE_USE_FINDERS = DEBUG
+# Source maps are read by a developer's tools, not by the pages: served as they are, not
+# compressed twice over (gzip and Brotli) on every collectstatic.
+WHITENOISE_SKIP_COMPRESS_EXTENSIONS = [*Compressor.SKIP_COMPRESS_EXTENSIONS, "map"]
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 # Imports: the pictures ZIP and the table.
