@@ -37,7 +37,7 @@ from games import selectors as game_selectors
 from games.engines import quiz as engine
 from games.models import GameSession
 
-from . import packages, printing, selectors, services
+from . import packages, selectors, services
 from .answers import answer_text, explanation, knowledge_label
 from .forms import FollowupForm, PublishForm, QuizNewForm
 from .models import KIND_LABELS, Quiz, QuizAttempt, QuizItem, QuizResponse
@@ -408,6 +408,8 @@ def quiz_print(request: HttpRequest, pk: int, which: str) -> HttpResponse:
     quiz = _own_quiz(request, pk)
     if which not in ("worksheet", "answer-key") or quiz.state != "done":
         raise Http404
+    from . import printing  # WeasyPrint is loaded by the view that prints (lms/accounts/views.py)
+
     try:
         pdf = printing.quiz_pdf(quiz, answer_key=which == "answer-key")
     except printing.PrintError as error:

@@ -25,7 +25,7 @@ from lms.classes import selectors as class_selectors
 from lms.classes.errors import ClassError
 from lms.models import SchoolClass
 
-from . import cards, printing, selectors, services
+from . import cards, selectors, services
 from .backends import CARD_BACKEND
 from .forms import PasswordForm, SignupForm, StudentListForm
 
@@ -125,6 +125,10 @@ def cards_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     if not printed:
         messages.error(request, _("No student of this class has an open login card."))
         return redirect("lms:cards", pk=school_class.pk)
+    # WeasyPrint is imported by the one view that prints, not by every process that loads
+    # the URLs (it is a third of a web process's or a worker's start).
+    from . import printing
+
     try:
         pdf = printing.cards_pdf(
             printed, school_class=school_class, signin_url=request.build_absolute_uri(reverse("login"))
