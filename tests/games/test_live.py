@@ -59,11 +59,6 @@ def _database_threads_closed(transactional_db: None) -> Iterator[None]:
     consumers.database_threads_close()
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture(params=["memory", "redis"], autouse=True)
 def channel_layer(request: pytest.FixtureRequest, settings: Any) -> str:
     """Each test on the in-memory layer and on Redis, with a prefix of its own on Redis."""

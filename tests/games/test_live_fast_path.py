@@ -51,7 +51,6 @@ from tests.games.test_classroom import class_with
 from tests.games.test_live import (  # noqa: F401  (the autouse fixtures apply where imported)
     TIMEOUT,
     _database_threads_closed,
-    _fast_passwords,
     _seed,
     channel_layer,
     connected,

@@ -26,7 +26,6 @@ from games.models import GameSession
 from tests.games.test_live import (  # noqa: F401  (the autouse fixtures apply where imported)
     TIMEOUT,
     _database_threads_closed,
-    _fast_passwords,
     _seed,
     connected,
     redis_layer_of_its_own,

@@ -44,12 +44,6 @@ NAMES = {
 ALL_NAMES = [entry["name"] for entry in NAMES.values()] + ["Kotwica"]
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    # Every test makes users; hashing their passwords properly is not what is tested here.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def znajznak_setup(**extra: Any) -> dict[str, Any]:
     return {"cards": CARDS, "names": NAMES, "cards_per_player": 2, **extra}
 

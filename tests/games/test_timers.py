@@ -26,11 +26,6 @@ from tests.games.test_sessions import create_session, signed_in, state_of, znajz
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def timed_duel(teacher: Any, *, timer: int | float = 600) -> tuple[GameSession, Any, Any]:
     ala, olek = UserFactory(first_name="Ala"), UserFactory(first_name="Olek")
     session = create_session(teacher, seed=7, setup=znajznak_setup(timer=timer))

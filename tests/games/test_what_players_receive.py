@@ -111,7 +111,6 @@ def _sockets_closed() -> Any:
 @pytest.mark.django_db(transaction=True)
 def test_a_znajznak_player_receives_no_symbol_name_while_looking(teacher, settings, _sockets_closed):
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     symbol_set, tellings = demo_with_telling_pictures(teacher)
     setup, assets = znajznak_setup_from_symbol_set(symbol_set=symbol_set)
     session = services.session_create(

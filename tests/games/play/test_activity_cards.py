@@ -5,7 +5,6 @@ A–F, which match the 6 areas of the board"), and the demo decks in two languag
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 import pytest
 from django.urls import reverse
@@ -40,11 +39,6 @@ HISTORY = "\n".join(
         "westerplatte",
     ]
 )
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def test_a_line_is_a_term_with_optional_points_and_form_and_a_repeated_term_is_left_out():

@@ -28,7 +28,6 @@ TIMEOUT = 10  # s: generous for a loaded machine; only a failing test waits it o
 @pytest.fixture(autouse=True)
 def _seed(transactional_db: None, settings: Any) -> Iterator[None]:
     Group.objects.get_or_create(name=TEACHERS_GROUP)
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     yield
     consumers.database_threads_close()

@@ -25,11 +25,6 @@ from .activity_helpers import make_cards, signed_in, term_in_play, text, two_tea
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def post_json(client: Any, url: str, body: Any) -> Any:
     return client.post(url, data=json.dumps(body), content_type="application/json")
 

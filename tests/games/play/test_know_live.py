@@ -34,7 +34,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def _seed(transactional_db: None, settings: Any) -> Iterator[None]:
     Group.objects.get_or_create(name=TEACHERS_GROUP)
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     yield
     consumers.database_threads_close()
 

@@ -26,11 +26,6 @@ pytestmark = pytest.mark.django_db
 LETTER_ANSWERS = ["A", "B", "C", "D", "E"]
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def board() -> KnowledgeBoard:
     return KnowledgeBoard.objects.get(name="Talia default board")

@@ -36,7 +36,6 @@ OPTIONS = [{"id": "a", "label": "1918"}, {"id": "b", "label": "1945"}, {"id": "c
 
 @pytest.fixture(autouse=True)
 def _fast(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     # A transactional test empties the tables, the teachers' group too.
     Group.objects.get_or_create(name=TEACHERS_GROUP)
 
