@@ -3,15 +3,17 @@
 ``python -m config.embedded --host 127.0.0.1 --port 8000`` (the Makefile's ``run``, and the
 tests that check what ``make run`` does) starts two processes and keeps them running:
 
-* ``manage.py runserver HOST:PORT``: HTTP and the games' WebSockets, the sockets' groups
-  in Channels' in-memory layer;
+* ``manage.py runserver --noreload HOST:PORT``: HTTP and the games' WebSockets, the
+  sockets' groups in Channels' in-memory layer. Without Django's autoreloader, which
+  looked at every imported module's file once a second, in the server's own process:
+  with a class playing, that took about a third of the one process's CPU;
 * a Celery worker with beat inside it, its queue a folder under ``var/``
   (``CELERY_BROKER_URL=filesystem://``), whose live notices go to the web process over
   ``LIVE_RELAY_URL`` (``config.live_relay``).
 
 Ctrl-C (SIGINT to the terminal's process group), SIGTERM or SIGHUP stop both: each child
-runs in a process group of its own, so it hears the stop once, from here, as SIGTERM
-(runserver's autoreloader and its server together), and one that has not stopped after
+runs in a process group of its own, so it hears the stop once, from here, as SIGTERM,
+and one that has not stopped after
 :data:`STOP_SECONDS` is killed. When one of them exits on its own, the other is stopped
 too: half of Talia is not left running.
 
@@ -140,7 +142,7 @@ def commands(
         configured = [h for h in env.get("ALLOWED_HOSTS", "").split(",") if h.strip()]
         env["ALLOWED_HOSTS"] = ",".join(allowed_hosts_for(host, addresses, configured))
     bind = f"[{host.strip('[]')}]:{port}" if ":" in host else f"{host}:{port}"
-    web = [sys.executable, str(BASE_DIR / "manage.py"), "runserver", bind]
+    web = [sys.executable, str(BASE_DIR / "manage.py"), "runserver", "--noreload", bind]
     if ":" in host:
         web.append("--ipv6")
     worker = [
@@ -206,7 +208,7 @@ class Supervisor:
                     file=sys.stderr,
                     flush=True,
                 )
-            # The group too: runserver's server runs in a child of its autoreloader.
+            # The group too: anything the child started.
             _signal_group(child, signal.SIGKILL)
             child.wait()
 

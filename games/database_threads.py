@@ -27,6 +27,8 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import close_old_connections, connection, connections
 
+from games.engines.base import ActionError
+
 T = TypeVar("T")
 _executor: ThreadPoolExecutor | None = None
 _executor_threads = 0
@@ -79,11 +81,23 @@ def _connections_checked() -> None:
 
 
 async def in_database_thread(function: Callable[..., T], *args: Any) -> T:
-    """Run ``function(*args)``, which uses the database, off the event loop."""
+    """Run ``function(*args)``, which uses the database, off the event loop.
+
+    A refusal (``ActionError``: a lost STOP race, an action out of turn) comes out without
+    the traceback of the thread's work. That traceback led back, through asgiref's futures,
+    to the exception itself: a reference cycle that kept the session's decoded row and
+    states until a full garbage collection found it. A refusal is answered to its socket and
+    never logged, so nothing reads those frames; without them everything is freed at once.
+    """
     executor = _database_threads()
-    if executor is None:
-        return await database_sync_to_async(function)(*args)
-    return await sync_to_async(_with_connections, thread_sensitive=False, executor=executor)(function, *args)
+    try:
+        if executor is None:
+            return await database_sync_to_async(function)(*args)
+        return await sync_to_async(_with_connections, thread_sensitive=False, executor=executor)(
+            function, *args
+        )
+    except ActionError as refusal:
+        raise refusal.with_traceback(None) from None
 
 
 def database_threads_close() -> None:

@@ -76,7 +76,7 @@ def test_the_worker_relays_to_the_web_server_and_both_use_the_folder_broker():
     started = embedded.commands("127.0.0.1", 8123, {"PATH": "/bin", "LIVE_RELAY_URL": "stale"})
     (web, web_env), (worker, worker_env) = started["web"], started["worker"]
 
-    assert web[-2:] == ["runserver", "127.0.0.1:8123"]
+    assert web[-3:] == ["runserver", "--noreload", "127.0.0.1:8123"]
     assert worker[1:6] == ["-m", "celery", "-A", "config", "worker"]
     assert web_env["CELERY_BROKER_URL"] == worker_env["CELERY_BROKER_URL"] == "filesystem://"
     # The web process keeps its sockets in memory; only the worker relays to it.
@@ -124,6 +124,19 @@ def test_the_settings_read_the_allowed_hosts_make_run_gives(tmp_path):
     assert "192.168.1.23" in done.stdout.strip().split(",")
 
 
+def _runserver_processes(var: Path) -> list[int]:
+    """The processes of ``make run`` in ``var`` that run ``manage.py runserver``."""
+    found = []
+    for pid in descendants_left(var):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"runserver" in argv:
+            found.append(pid)
+    return found
+
+
 # --- Ctrl-C -----------------------------------------------------------------------------------
 
 
@@ -133,8 +146,9 @@ def test_ctrl_c_stops_the_web_server_and_the_worker_once_and_cleanly(tmp_path: P
     manage(var, "migrate", "--noinput", "--verbosity", "0")
 
     with make_run(var) as running:
-        # The supervisor, runserver's reloader and its server, the worker.
-        assert len(descendants_left(var)) >= 4, running.output()
+        # The supervisor, the web server (no autoreloader beside it), the worker.
+        assert len(descendants_left(var)) >= 3, running.output()
+        assert len(_runserver_processes(var)) == 1, running.output()
         started = time.monotonic()
         os.killpg(running.process.pid, signal.SIGINT)  # what the terminal sends on Ctrl-C
         code = running.process.wait(timeout=embedded.STOP_SECONDS + 10)
