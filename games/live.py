@@ -257,7 +257,6 @@ async def _act_on(
             return _MovedOn()  # the version moved on, or the statement failed
         # A finished game's table stays: an action that lost the race to the end (the
         # other player's STOP) is refused from it, "The game is over.", as the service would.
-        assert row is not None
         alone = bool(row[1])  # no other process holds a socket of this game
         table.state = stored.state
         stored.session_update(session)
