@@ -210,7 +210,9 @@ def assert_uncovered_by_join_strip(page: Page, selector: str) -> int:
     play starts): the strip must never hide a card, a slot or a control of the game.
 
     The strip as it is on the page counts, folded or opened; with no strip on the page (a
-    student's screen) there is nothing to cover. Returns how many elements were checked."""
+    student's screen) there is nothing to cover. What counts of an element is the part its
+    scrolling boxes show (a long front scrolled out of its column is not under the strip,
+    it is not on the screen at all). Returns how many elements were checked."""
     page.evaluate("() => window.scrollTo(0, 0)")
     strip = page.locator("[data-join-strip]").locator("visible=true")
     found = page.locator(selector).locator("visible=true")
@@ -223,9 +225,20 @@ def assert_uncovered_by_join_strip(page: Page, selector: str) -> int:
     covering = Box(*(float(v) for v in rect))
     boxes = found.evaluate_all(
         """(elements) => elements.map((e) => {
+            // The part of the element on the screen: cut by every ancestor that clips its
+            // overflow (a box that scrolls inside the page shows only its own window).
             const r = e.getBoundingClientRect();
+            let [left, top, right, bottom] = [r.left, r.top, r.right, r.bottom];
+            for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+                const style = getComputedStyle(p);
+                if (style.overflowX === "visible" && style.overflowY === "visible") continue;
+                const c = p.getBoundingClientRect();
+                const cl = c.left + p.clientLeft, ct = c.top + p.clientTop;
+                left = Math.max(left, cl); top = Math.max(top, ct);
+                right = Math.min(right, cl + p.clientWidth); bottom = Math.min(bottom, ct + p.clientHeight);
+            }
             const name = (e.getAttribute("aria-label") || e.textContent || e.tagName).trim();
-            return [name.slice(0, 40), r.x, r.y, r.width, r.height];
+            return [name.slice(0, 40), left, top, Math.max(0, right - left), Math.max(0, bottom - top)];
         })"""
     )
     covered = [
