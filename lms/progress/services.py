@@ -97,8 +97,11 @@ def memory_review_many(
     answers: Sequence[tuple[Any, str, bool | float]],
     reviewed_at: datetime | None = None,
     source: str = Review.Source.QUIZ,
+    times: Sequence[datetime] | None = None,
 ) -> list[MemoryState]:
-    """``memory_review`` for many answers at once, ``(user, item_key, correct)`` in order.
+    """``memory_review`` for many answers at once, ``(user, item_key, correct)`` in order,
+    all at ``reviewed_at`` or each at its own time (``times``, one per answer: the namings of
+    a game, :func:`namings_absorb`).
 
     The states, reviews and ``memory_reviewed`` receivers' effects are those of one
     ``memory_review`` per answer in the same order, but a class's answers at the end of a
@@ -111,7 +114,10 @@ def memory_review_many(
         _item_key_check(item_key)
     if not answers:
         return []
+    if times is not None and len(times) != len(answers):
+        raise ValueError(f"{len(answers)} answers but {len(times)} times")
     at = reviewed_at or timezone.now()
+    times = times if times is not None else [at] * len(answers)
     users = {user.pk: user for user, _key, _correct in answers}
     keys = {item_key for _user, item_key, _correct in answers}
     now = timezone.now()
@@ -132,12 +138,14 @@ def memory_review_many(
     changed: dict[tuple[int, str], MemoryState] = {}
     reviews = []
     keys_of: dict[int, list[str]] = {}
-    for user, item_key, correct in answers:
+    for (user, item_key, correct), answered_at in zip(answers, times, strict=True):
         score = float(correct)
         state = states[(user.pk, item_key)]
-        _memory_apply(state, score, at)
+        _memory_apply(state, score, answered_at)
         changed[(user.pk, item_key)] = state
-        reviews.append(Review(user=user, item_key=item_key, correct=score, reviewed_at=at, source=source))
+        reviews.append(
+            Review(user=user, item_key=item_key, correct=score, reviewed_at=answered_at, source=source)
+        )
         keys_of.setdefault(user.pk, []).append(item_key)
     # Written back as one upsert of rows that all exist and are locked: Django's
     # ``bulk_update`` builds a CASE per field and row, seconds of Python for a class.
@@ -192,6 +200,10 @@ def namings_absorb(*, user: Any) -> int:
     by :func:`session_finished_receive`), and :func:`namings_absorb_sweep` every minute takes
     in those of games still running or whose task was lost. Pages only read. A naming of a
     symbol that is no longer in the library (deleted since) is skipped.
+
+    All at once (:func:`memory_review_many`, each naming at its own time): a handful of
+    statements however many namings a game gave, so the transaction is short. On SQLite (the
+    embedded mode) it holds the one write lock, which a live game's actions wait for.
     """
     mark, _created = NamingWatermark.objects.select_for_update().get_or_create(user=user)
     namings = list(
@@ -199,13 +211,13 @@ def namings_absorb(*, user: Any) -> int:
         .order_by("pk")
         .values_list("pk", "symbol_id", "correct", "created")
     )
-    taken = 0
-    for _pk, symbol_id, correct, created in namings:
-        if symbol_id is not None:
-            memory_review(
-                user=user, item_key=f"symbol:{symbol_id}", correct=correct, reviewed_at=created, source="play"
-            )
-            taken += 1
+    linked = [(symbol_id, correct, created) for _pk, symbol_id, correct, created in namings if symbol_id]
+    memory_review_many(
+        answers=[(user, f"symbol:{symbol_id}", correct) for symbol_id, correct, _created in linked],
+        times=[created for _symbol_id, _correct, created in linked],
+        source="play",
+    )
+    taken = len(linked)
     if namings:
         mark.last_naming_id = namings[-1][0]
         mark.save(update_fields=["last_naming_id"])

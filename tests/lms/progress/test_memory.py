@@ -145,6 +145,32 @@ def test_many_answers_at_once_leave_the_same_memories_and_reviews_as_one_at_a_ti
         assert history(many) == history(one)
 
 
+def test_many_answers_each_at_its_own_time_leave_the_same_as_one_at_a_time() -> None:
+    """A game's namings are taken in at once, each at the time it was given (``times``)."""
+    start = timezone.now() - timedelta(days=3)
+    script = [("symbol:1", True), ("symbol:2", False), ("symbol:1", False), ("symbol:1", True)]
+    times = [start + timedelta(hours=5 * n) for n in range(len(script))]
+    alone, together = UserFactory(), UserFactory()
+    for (key, correct), at in zip(script, times, strict=True):
+        memory_review(user=alone, item_key=key, correct=correct, reviewed_at=at, source="play")
+    memory_review_many(
+        answers=[(together, key, correct) for key, correct in script], times=times, source="play"
+    )
+
+    assert memories(together) == memories(alone) and memories(alone)
+    assert history(together) == history(alone)
+    assert [row[2] for row in history(together)] == times
+
+
+def test_many_answers_with_a_time_missing_are_refused_and_write_nothing() -> None:
+    student = UserFactory()
+    with pytest.raises(ValueError):
+        memory_review_many(
+            answers=[(student, "symbol:1", True), (student, "symbol:2", True)], times=[timezone.now()]
+        )
+    assert not MemoryState.objects.exists() and not Review.objects.exists()
+
+
 def test_many_answers_tell_the_lms_once_per_student(django_capture_on_commit_callbacks: Any) -> None:
     told: list[tuple[int, list[str]]] = []
 
