@@ -214,14 +214,15 @@ elif LIVE_RELAY_URL := env.str("LIVE_RELAY_URL", default=""):
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 # Threads per web process for the WebSocket consumers' database work (PostgreSQL; SQLite
-# keeps Channels' single thread): games/database_threads.py. Each keeps a connection of
+# has one, apart from the pages'): games/database_threads.py. Each keeps a connection of
 # the pool above, which has room for them beside the requests' DB_POOL_MAX_SIZE.
 LIVE_DB_THREADS = env.int("LIVE_DB_THREADS", default=8)
 # Connections per web process of the live fast path's own pool (games/live.py): it writes
 # on the event loop, so its connections are asynchronous ones, apart from Django's pool.
 LIVE_DB_POOL_MAX_SIZE = env.int("LIVE_DB_POOL_MAX_SIZE", default=4)
-# The fast path of a live action (PostgreSQL): a running plain game held in the process, one
-# statement per action, refusals without the database (games/live.py). false: every action
+# The fast path of a live action (PostgreSQL and SQLite): a running plain game held in the
+# process, one statement per action (a few on SQLite: games/live_sqlite.py), refusals
+# without the database (games/live.py). false: every action
 # takes the locked path.
 LIVE_FAST_PATH = env.bool("LIVE_FAST_PATH", default=True)
 

@@ -2,8 +2,9 @@
 
 ``LIVE_DB_THREADS`` threads (default 8): Channels' ``database_sync_to_async`` runs every
 consumer's database call of a process on one thread, so each call waited for all the
-others' round trips. SQLite keeps that single thread: it writes one at a time anyway (the
-embedded mode).
+others' round trips. SQLite (the embedded mode) has one thread of its own, as it writes
+one at a time anyway: not Channels' one, which the process's page requests share, so an
+action never waits behind a page being rendered (``bench/bench_embedded.py``).
 
 Each thread keeps a connection of its own. With the connection pool (``config/settings.py``)
 it takes it from the process's pool, which has room for ``LIVE_DB_THREADS`` of them beside
@@ -36,15 +37,17 @@ _executor_lock = threading.Lock()
 
 
 def _database_threads() -> ThreadPoolExecutor | None:
-    """The consumers' database threads; ``None`` on SQLite, which writes one at a time anyway
-    (the embedded mode keeps Channels' single thread)."""
+    """The consumers' database threads: one on SQLite, which writes one at a time anyway;
+    ``None`` with ``LIVE_DB_THREADS`` below 1 (Channels' single thread)."""
     global _executor, _executor_threads
     # Threads of a process that run the consumers' database work, each on a connection of
     # its own (``LIVE_DB_THREADS``). Channels' default runs every consumer's database call
     # on one thread per process, so each waited for all the others' round trips.
     threads = getattr(settings, "LIVE_DB_THREADS", 8)
-    if connection.vendor == "sqlite" or threads < 1:
+    if threads < 1:
         return None
+    if connection.vendor == "sqlite":
+        threads = 1
     with _executor_lock:
         if _executor is None:
             _executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="live-db")

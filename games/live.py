@@ -6,7 +6,7 @@ deck), applies the engine, stores the action, the namings and the state in one
 transaction, and builds every viewer's payload: about 7 statements and 10 ms of Python
 on a quiet machine, most of it the ORM. A WebSocket consumer playing a plain game
 (``GameSession.Kind.GAME`` or a class run's duel, PostgreSQL) goes through this module
-first instead:
+first instead (on SQLite too: the embedded mode's one process):
 
 * the process keeps a **live table** per session it plays: the session row as read at the
   start (setup, assets, timer: they do not change while a game runs), the participants
@@ -17,7 +17,9 @@ first instead:
 * an accepted action is stored with **one** SQL statement that bumps the version only if
   it is still the one the table holds (optimistic concurrency) and, in the same
   statement, inserts the ``ActionRecord`` and the namings (:func:`_write_statement`): the
-  same rows the locked service writes with the ORM, from the same decision.
+  same rows the locked service writes with the ORM, from the same decision. SQLite, which
+  has no statement that writes three tables, writes the same rows in one short
+  transaction, on the event loop too (``games.live_sqlite``).
 
 A socket that opens or resumes gets its payload from the table too (:func:`payload`).
 
@@ -32,8 +34,7 @@ because it locks the row and reads it afresh: an end that stores more than the s
 Knowledge? game's homework grade, a practice's result), a passed deadline (note c), a version
 that keeps moving on (another process or an HTTP request wrote first: the statement changes
 nothing, the table is read again and the action tried on it, :data:`ATTEMPTS` times), any
-other kind of session, SQLite (the embedded mode writes one at a time anyway). So no
-update is lost and none applies out of order: the version in the ``WHERE``
+other kind of session. So no update is lost and none applies out of order: the version in the ``WHERE``
 serialises the fast path with the locked one, and within a process one ``asyncio.Lock``
 per table serialises the sockets of a session.
 
@@ -64,24 +65,20 @@ from typing import Any
 
 import psycopg
 from django.conf import settings
-from django.db import connection, connections, transaction
+from django.db import DatabaseError, connection, connections, transaction
 from psycopg_pool import AsyncConnectionPool
 
 from content.models import Symbol
 
-from . import selectors, services, sockets, timers
+from . import live_sqlite, selectors, services, sockets, timers
 from .actions import Stored, action_stored
 from .database_threads import in_database_thread
 from .engines import engine_for
+from .live_sqlite import NAMING_COLUMNS
 from .models import ActionRecord, GameSession, NamingRecord, Participant
 
 logger = logging.getLogger(__name__)
 
-#: The columns of a naming row, in the order :func:`_write_statement` gives them.
-NAMING_COLUMNS = (
-    "session", "participant", "user", "action_index", "symbol", "symbol_key",
-    "symbol_number", "symbol_name", "text", "correct", "dont_know", "created",
-)  # fmt: skip
 #: One naming's values (a symbol deleted from the library since the deal keeps its snapshot).
 NAMING_VALUES = "(%s::bigint, %s::bigint, %s::bigint, %s, %s::int, %s, %s, %s::boolean, %s::boolean)"
 
@@ -133,8 +130,12 @@ _heard: OrderedDict[int, tuple[int, int]] = OrderedDict()
 
 
 def enabled() -> bool:
-    """Whether this process takes the fast path (``LIVE_FAST_PATH``; PostgreSQL only)."""
-    return bool(getattr(settings, "LIVE_FAST_PATH", True)) and connection.vendor == "postgresql"
+    """Whether this process takes the fast path (``LIVE_FAST_PATH``; PostgreSQL and SQLite)."""
+    return bool(getattr(settings, "LIVE_FAST_PATH", True)) and connection.vendor in VENDORS
+
+
+#: The databases the fast path writes on (:func:`_write`).
+VENDORS = ("postgresql", "sqlite")
 
 
 def table_forget(session_id: int) -> None:
@@ -248,10 +249,7 @@ async def _act_on(
             # The end has results to store (homework, practice): the one service ends the
             # game, with them, and announces it.
             return None
-        statement = _write_statement(
-            session.pk, stored, table.state_json(stored.state), lobby_id=table.lobby_id
-        )
-        row = await _statements().write(*statement)
+        row = await _write(session.pk, stored, table.state_json(stored.state), lobby_id=table.lobby_id)
         if row is None or row[0] != 1:
             table_forget(session.pk)
             return _MovedOn()  # the version moved on, or the statement failed
@@ -388,6 +386,68 @@ def _table_load(session_id: int) -> LiveTable | None:
     return LiveTable(
         session=session, engine=engine, state=state, participants=participants, lobby_id=lobby_id
     )
+
+
+async def _write(
+    session_id: int, stored: Stored, state: str, *, lobby_id: int | None
+) -> tuple[Any, ...] | None:
+    """Store ``stored`` as :func:`_write_statement` says: its row, or ``None`` for a failure.
+
+    On SQLite (``games.live_sqlite``) on the event loop's own connection, tried again every
+    ``LOCK_PAUSE`` while another writer holds the lock, and after ``LOCK_WAIT`` on the
+    database thread, which waits for it; the row's "alone" is whether the channel layer
+    stays in this process.
+    """
+    if connection.vendor == "postgresql":
+        return await _statements().write(*_write_statement(session_id, stored, state, lobby_id=lobby_id))
+    writer = _loop_writer()
+    done = writer.write(session_id, stored, state, lobby_id)
+    waited = 0.0
+    while done is None and waited < live_sqlite.LOCK_WAIT:
+        # Another writer holds the lock (the worker, a page): a few milliseconds, as a rule.
+        await asyncio.sleep(live_sqlite.LOCK_PAUSE)
+        waited += live_sqlite.LOCK_PAUSE
+        done = writer.write(session_id, stored, state, lobby_id)
+    if done is None:
+        done = await in_database_thread(_write_here, session_id, stored, state, lobby_id)
+    elif writer.checkpoint_due():
+        _in_background(in_database_thread(live_sqlite.checkpoint))
+    return None if done is None else (done[0], not _layer_crosses_processes(), done[1])
+
+
+def _write_here(
+    session_id: int, stored: Stored, state: str, lobby_id: int | None
+) -> live_sqlite.Written | None:
+    """``live_sqlite.store`` on this thread's Django connection, waiting for the lock as it
+    does; ``None`` for a failure (the database busy past its timeout)."""
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            return live_sqlite.store(cursor, session_id, stored, state, lobby_id)
+    except DatabaseError:
+        logger.warning("The fast path could not store an action of session %s.", session_id, exc_info=True)
+        return None
+
+
+_loop_writers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, live_sqlite.LoopWriter] = (
+    weakref.WeakKeyDictionary()
+)
+#: Work started in the background (a checkpoint), kept until it is done.
+_background: set[asyncio.Future[Any]] = set()
+
+
+def _loop_writer() -> live_sqlite.LoopWriter:
+    """This event loop's SQLite connection (a loop's own, as the PostgreSQL pool)."""
+    loop = asyncio.get_running_loop()
+    writer = _loop_writers.get(loop)
+    if writer is None:
+        writer = _loop_writers[loop] = live_sqlite.LoopWriter()
+    return writer
+
+
+def _in_background(work: Any) -> None:
+    future = asyncio.ensure_future(work)
+    _background.add(future)
+    future.add_done_callback(_background.discard)
 
 
 def _write_statement(
@@ -558,6 +618,9 @@ def connections_close() -> None:
     for found in list(_statement_sets.values()):
         found.close_now()
     _statement_sets.clear()
+    for writer in list(_loop_writers.values()):
+        writer.close()
+    _loop_writers.clear()
     _tables.clear()
     _heard.clear()
     _reading.clear()

@@ -7,19 +7,28 @@ processes ``make run`` starts (``tests.config.embedded_run``).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import ipaddress
+import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from config import embedded
+from games.engines import znajznak
 from tests.config.embedded_run import descendants_left, make_run, manage
+from tests.games.test_live_fast_path import scripted_move
+from tests.production.websocket import WebSocket
 
 # --- the addresses ----------------------------------------------------------------------------
 
@@ -162,3 +171,133 @@ def test_ctrl_c_stops_the_web_server_and_the_worker_once_and_cleanly(tmp_path: P
         # The worker heard the stop once and shut down warm (the old trap repeated it thousands of times).
         assert output.count("Warm shutdown") == 1, output
         assert "did not stop" not in output, output
+
+
+# --- a duel on make run's own server ------------------------------------------------------------
+
+#: A teacher's running duel of two students (the tests' factories, run by manage.py shell
+#: against the embedded database), and each student's session cookie.
+DUEL = """
+import json
+from django.conf import settings
+from django.test import Client
+from games import services
+from tests.factories import TeacherFactory, UserFactory
+from tests.games.test_sessions import create_session, znajznak_setup
+teacher, ala, olek = TeacherFactory(), UserFactory(first_name="Ala"), UserFactory(first_name="Olek")
+session = create_session(teacher, seed=7, setup=znajznak_setup(cards_per_player=3))
+cookies = {}
+for player, user in (("p1", ala), ("p2", olek)):
+    services.session_join(session=session, user=user)
+    client = Client()
+    client.force_login(user)
+    cookies[player] = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+services.session_start(session=session, by=teacher)
+print(json.dumps({"session": session.pk, "cookies": cookies}))
+"""
+
+#: What the embedded database holds of the duel once it is over: the log replayed from the
+#: stored actions against the stored state, the action indexes, the namings.
+STORED = """
+import json
+from games.models import GameSession, NamingRecord
+from games.replay import log_replay, session_log
+session = GameSession.objects.get(pk={pk})
+replay = log_replay(session_log(session))
+print(json.dumps({{
+    "status": session.status,
+    "version": session.version,
+    "indexes": list(session.actions.order_by("index").values_list("index", flat=True)),
+    "replays": replay.error is None and replay.state == session.state,
+    "namings": NamingRecord.objects.filter(session=session).count(),
+}}))
+"""
+
+
+def _stored_state(var: Path, session_id: int) -> Any:
+    """The duel's state as the embedded database holds it now (read only)."""
+    with contextlib.closing(sqlite3.connect(f"file:{var / 'talia.sqlite3'}?mode=ro", uri=True)) as db:
+        (state,) = db.execute("SELECT state FROM games_gamesession WHERE id = ?", [session_id]).fetchone()
+    return znajznak.state_from_dict(json.loads(state))
+
+
+#: Moves made while another connection holds SQLite's write lock, and for how long (s): less
+#: than the loop tries again for (``live_sqlite.LOCK_WAIT``), and more.
+LOCK_HELD = {1: 0.1, 3: 0.6}
+
+
+@contextlib.contextmanager
+def _write_lock_held(var: Path) -> Iterator[sqlite3.Connection]:
+    """Another writer on the embedded database, holding its write lock until it rolls back."""
+    with contextlib.closing(sqlite3.connect(var / "talia.sqlite3", timeout=5, isolation_level=None)) as db:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        finally:
+            if db.in_transaction:
+                db.rollback()
+
+
+async def _state_at(socket: WebSocket, version: int) -> dict[str, Any]:
+    while True:
+        message = json.loads(await asyncio.wait_for(socket.recv(), timeout=10))
+        assert message["type"] == "state", message
+        if message["version"] >= version:
+            return message
+
+
+@pytest.mark.embedded
+def test_a_duel_over_make_runs_sockets_is_stored_as_its_log_replays(tmp_path: Path):
+    """Two students play a duel to its end over the game's WebSockets on ``make run``'s own
+    server (SQLite, one process: every action takes the live fast path, ``games.live``),
+    with a wrong STOP, names right, wrong and not known, as ``test_live_fast_path.py``'s
+    scripted game; two of its moves are made while another writer holds SQLite's write
+    lock, shorter and longer than the fast path tries again for. The database then holds one action per version from 0, a state that the
+    stored log replays to, the namings, and the end."""
+    var = tmp_path / "var"
+    manage(var, "migrate", "--noinput", "--verbosity", "0")
+    duel = json.loads(manage(var, "shell", "--command", DUEL).strip().splitlines()[-1])
+    session_id = duel["session"]
+
+    async def play(port: int) -> int:
+        path = f"/ws/sessions/{session_id}/"
+        sockets = {
+            player: await WebSocket.connect("127.0.0.1", port, path, cookie=cookie)
+            for player, cookie in duel["cookies"].items()
+        }
+        try:
+            for socket in sockets.values():
+                await _state_at(socket, 0)
+            for turn in range(100):
+                state = _stored_state(var, session_id)
+                if znajznak.is_terminal(state):
+                    return turn
+                who, action = scripted_move(state, turn)
+                with _write_lock_held(var) as lock:
+                    sockets[who].send(json.dumps({"type": "action", "action": action}))
+                    if turn in LOCK_HELD:  # another writer keeps the lock meanwhile
+                        await asyncio.sleep(LOCK_HELD[turn])
+                        assert _stored_state(var, session_id) == state  # nothing written past it
+                    lock.rollback()
+                for socket in sockets.values():  # each shows the new version before the next move
+                    await _state_at(socket, turn + 1)
+            raise AssertionError("The scripted game did not end in 100 moves.")
+        finally:
+            for socket in sockets.values():
+                await socket.close()
+
+    with make_run(var) as running:
+        moves = asyncio.run(play(int(running.url.rstrip("/").rsplit(":", 1)[1])))
+        stored = json.loads(
+            manage(var, "shell", "--command", STORED.format(pk=session_id)).strip().splitlines()[-1]
+        )
+        assert "Traceback" not in running.output(), running.output()
+
+    assert stored == {
+        "status": "finished",
+        "version": moves,
+        "indexes": list(range(moves)),
+        "replays": True,
+        "namings": stored["namings"],
+    }
+    assert moves > 6 and stored["namings"] > 0

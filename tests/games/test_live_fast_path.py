@@ -1,7 +1,8 @@
 """The fast path of a live action (``games.live``), through the real ASGI application.
 
-A socket's action in a plain game on PostgreSQL is applied to the process's live table
-and stored with one statement that bumps the version only if it is still the table's.
+A socket's action in a plain game is applied to the process's live table and stored with
+one statement that bumps the version only if it is still the table's (on SQLite, the
+embedded mode: one short transaction that does the same).
 These tests prove that it stores exactly what the locked service would (the stored state
 is what the stored log replays to, versions and action indexes are contiguous, the
 namings are the same rows), that refusals are answered from memory and store nothing,
@@ -13,8 +14,11 @@ must not do alone (the end of a Knowledge? game or a practice, a passed deadline
 to tell the paths apart. The twin tests play a duel over sockets, and every golden log of a
 game a socket plays live, through both writers and compare the rows they store.
 
-PostgreSQL only (``live.enabled``): elsewhere the tests skip, and under CI=true they fail.
-Each test runs on the in-memory channel layer and on Redis, as ``tests/games/test_live.py``.
+They run on the database the suite runs on: PostgreSQL in CI, SQLite on a laptop without
+``DATABASE_URL``; the fast path's own connection pool exists on PostgreSQL only, and its two
+tests skip elsewhere (under CI=true they fail). ``tests/e2e/test_make_run.py`` plays a duel
+to its end on ``make run``'s own SQLite server. Each test runs on the in-memory channel
+layer and on Redis, as ``tests/games/test_live.py``.
 """
 
 from __future__ import annotations
@@ -64,17 +68,16 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def require_postgresql() -> None:
-    """Skip the calling module without PostgreSQL; under CI=true, fail instead."""
+    """Skip the calling test or module without PostgreSQL (the fast path's own connection
+    pool, the processes a session row names); under CI=true, fail instead."""
     if connection.vendor != "postgresql":
         no_postgresql = (
-            "The live fast path runs on PostgreSQL only: set DATABASE_URL to a PostgreSQL database."
+            "This part of the fast path is PostgreSQL's: set DATABASE_URL to a PostgreSQL database."
         )
         if IN_CI:
             pytest.fail(f"{no_postgresql} Under CI=true these tests never skip.", pytrace=False)
         pytest.skip(no_postgresql, allow_module_level=True)
 
-
-require_postgresql()
 
 GOLDEN = Path(__file__).parent / "engines" / "golden"
 KNOWLEDGE_GOLDEN = GOLDEN / "knowledge_basic.json"
@@ -104,15 +107,14 @@ def locked(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict[str, Any]]]:
 def writes(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Whether each statement of the fast path stored its version, in order."""
     stored_or_not: list[bool] = []
-    real = live._Statements.write
+    real = live._write
 
-    async def spy(self: Any, sql: str, params: list[Any]) -> Any:
-        row = await real(self, sql, params)
-        if "INSERT" in sql:  # an action's statement (not a socket's ``live.present``)
-            stored_or_not.append(row is not None and row[0] == 1)
+    async def spy(*args: Any, **kwargs: Any) -> Any:
+        row = await real(*args, **kwargs)
+        stored_or_not.append(row is not None and row[0] == 1)
         return row
 
-    monkeypatch.setattr(live._Statements, "write", spy)
+    monkeypatch.setattr(live, "_write", spy)
     return stored_or_not
 
 
@@ -706,14 +708,11 @@ def test_an_action_whose_version_keeps_moving_goes_to_the_locked_service_after_a
     common = znajznak.common_symbol(state_now(session), "p1")
     tries: list[int] = []
 
-    async def always_moved_on(self: Any, sql: str, params: list[Any]) -> Any:
-        if "INSERT" not in sql:
-            return await real_write(self, sql, params)  # a socket's ``live.present``
+    async def always_moved_on(*args: Any, **kwargs: Any) -> Any:
         tries.append(1)
-        return (0, True)
+        return (0, True, None)
 
-    real_write = live._Statements.write
-    monkeypatch.setattr(live._Statements, "write", always_moved_on)
+    monkeypatch.setattr(live, "_write", always_moved_on)
 
     async def scenario() -> None:
         ala = socket(session, duel["ala"])
@@ -955,6 +954,7 @@ def test_the_fast_path_writes_on_a_bounded_pool_of_connections(settings):
     """However many actions of a process are written at once, the fast path holds at most
     ``LIVE_DB_POOL_MAX_SIZE`` connections (``docs/deploy.md``, Scaling): the others wait
     for a free one, and every write is answered."""
+    require_postgresql()
     settings.LIVE_DB_POOL_MAX_SIZE = 2
     live.connections_close()  # a pool made with another size is forgotten
 
@@ -973,6 +973,7 @@ def test_the_fast_path_writes_on_a_bounded_pool_of_connections(settings):
 def test_a_fast_path_write_that_finds_no_free_connection_in_time_answers_none():
     """A write that waits longer than the pool's timeout gives up (and its action takes the
     locked path) instead of opening one more connection."""
+    require_postgresql()
 
     async def scenario() -> list[Any]:
         statements = live._Statements(1, timeout=0.5)

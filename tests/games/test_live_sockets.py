@@ -5,7 +5,7 @@ The real ASGI application on the real Redis channel layer: a raw Redis subscribe
 session's group channel sees what this process publishes. "Another process" is a process
 id in the session row's ``live_processes``, as a second web process's first socket puts it
 there.
-PostgreSQL only, as the fast path (``tests/games/test_live_fast_path.py``).
+PostgreSQL only: on SQLite (the embedded mode: one process) no row names processes.
 """
 
 from __future__ import annotations
