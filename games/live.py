@@ -401,17 +401,20 @@ async def _write(
     if connection.vendor == "postgresql":
         return await _statements().write(*_write_statement(session_id, stored, state, lobby_id=lobby_id))
     writer = _loop_writer()
-    done = writer.write(session_id, stored, state, lobby_id)
-    waited = 0.0
-    while done is None and waited < live_sqlite.LOCK_WAIT:
-        # Another writer holds the lock (the worker, a page): a few milliseconds, as a rule.
-        await asyncio.sleep(live_sqlite.LOCK_PAUSE)
-        waited += live_sqlite.LOCK_PAUSE
+    # The loop's writes one at a time (SQLite takes one writer anyway): while another writer
+    # holds the lock, only the first in line tries again, the others wait without a cost.
+    async with writer.turn:
         done = writer.write(session_id, stored, state, lobby_id)
-    if done is None:
-        done = await in_database_thread(_write_here, session_id, stored, state, lobby_id)
-    elif writer.checkpoint_due():
-        _in_background(in_database_thread(live_sqlite.checkpoint))
+        waited = 0.0
+        while done is None and waited < live_sqlite.LOCK_WAIT:
+            # Another writer holds the lock (the worker, a page): a few milliseconds, as a rule.
+            await asyncio.sleep(live_sqlite.LOCK_PAUSE)
+            waited += live_sqlite.LOCK_PAUSE
+            done = writer.write(session_id, stored, state, lobby_id)
+        if done is None:
+            done = await in_database_thread(_write_here, session_id, stored, state, lobby_id)
+        elif writer.checkpoint_due():
+            _in_background(in_database_thread(live_sqlite.checkpoint))
     return None if done is None else (done[0], not _layer_crosses_processes(), done[1])
 
 

@@ -23,6 +23,7 @@ anyone waiting for it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import sqlite3
@@ -104,6 +105,8 @@ class LoopWriter:
     def __init__(self) -> None:
         self.connection: sqlite3.Connection | None = None
         self.writes = 0
+        #: Held by the loop's write in progress, retries included (``live._write``).
+        self.turn = asyncio.Lock()
 
     def _opened(self) -> sqlite3.Connection:
         if self.connection is None:
