@@ -222,8 +222,7 @@ LIVE_DB_THREADS = env.int("LIVE_DB_THREADS", default=8)
 LIVE_DB_POOL_MAX_SIZE = env.int("LIVE_DB_POOL_MAX_SIZE", default=4)
 # The fast path of a live action (PostgreSQL and SQLite): a running plain game held in the
 # process, one statement per action (a few on SQLite: games/live_sqlite.py), refusals
-# without the database (games/live.py). false: every action
-# takes the locked path.
+# without the database (games/live.py). false: every action takes the locked path.
 LIVE_FAST_PATH = env.bool("LIVE_FAST_PATH", default=True)
 
 # The broker: Redis in production. `make run` uses a folder in var/ ("filesystem://"), so

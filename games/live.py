@@ -34,9 +34,9 @@ because it locks the row and reads it afresh: an end that stores more than the s
 Knowledge? game's homework grade, a practice's result), a passed deadline (note c), a version
 that keeps moving on (another process or an HTTP request wrote first: the statement changes
 nothing, the table is read again and the action tried on it, :data:`ATTEMPTS` times), any
-other kind of session. So no update is lost and none applies out of order: the version in the ``WHERE``
-serialises the fast path with the locked one, and within a process one ``asyncio.Lock``
-per table serialises the sockets of a session.
+other kind of session. So no update is lost and none applies out of order: the version in
+the ``WHERE`` serialises the fast path with the locked one, and within a process one
+``asyncio.Lock`` per table serialises the sockets of a session.
 
 A table is kept current by the change notices that reach the process's consumers
 (:func:`table_heard`): a fast-path notice carries its action, which a table one version
@@ -74,7 +74,6 @@ from . import live_sqlite, selectors, services, sockets, timers
 from .actions import Stored, action_stored
 from .database_threads import in_database_thread
 from .engines import engine_for
-from .live_sqlite import NAMING_COLUMNS
 from .models import ActionRecord, GameSession, NamingRecord, Participant
 
 logger = logging.getLogger(__name__)
@@ -129,13 +128,13 @@ _reading: dict[int, asyncio.Future[LiveTable | None]] = {}
 _heard: OrderedDict[int, tuple[int, int]] = OrderedDict()
 
 
+#: The databases the fast path writes on (:func:`_write`).
+VENDORS = ("postgresql", "sqlite")
+
+
 def enabled() -> bool:
     """Whether this process takes the fast path (``LIVE_FAST_PATH``; PostgreSQL and SQLite)."""
     return bool(getattr(settings, "LIVE_FAST_PATH", True)) and connection.vendor in VENDORS
-
-
-#: The databases the fast path writes on (:func:`_write`).
-VENDORS = ("postgresql", "sqlite")
 
 
 def table_forget(session_id: int) -> None:
@@ -472,9 +471,8 @@ def _write_statement(
     params += [version, stored.player_id, json.dumps(stored.action), now]
     namings_sql = ""
     if namings:
-        column = {name: quote(NamingRecord._meta.get_field(name).column) for name in NAMING_COLUMNS}
         namings_sql = f""", named AS (
-            INSERT INTO {quote(NamingRecord._meta.db_table)} ({", ".join(column.values())})
+            INSERT INTO {quote(NamingRecord._meta.db_table)} ({live_sqlite.naming_columns()})
             SELECT written.id, v.participant, v.person, %s, (
                 SELECT symbol.id FROM {quote(Symbol._meta.db_table)} symbol WHERE symbol.id = v.symbol
             ), v.key, v.number, v.name, v.typed, v.correct, v.dont_know, %s

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import sqlite3
 from typing import Any
@@ -36,11 +37,20 @@ from content.models import Symbol
 from .actions import Stored
 from .models import ActionRecord, GameSession, NamingRecord
 
-#: The columns of a naming row, in the order :func:`store` gives them.
-NAMING_COLUMNS = (
+#: The fields of a naming row, in the order both writers give them (:func:`store`,
+#: ``live._write_statement``).
+NAMING_FIELDS = (
     "session", "participant", "user", "action_index", "symbol", "symbol_key",
     "symbol_number", "symbol_name", "text", "correct", "dont_know", "created",
 )  # fmt: skip
+
+
+@functools.cache
+def naming_columns() -> str:
+    """The quoted columns of :data:`NAMING_FIELDS`, as an ``INSERT`` lists them."""
+    column = {field.name: str(field.column) for field in NamingRecord._meta.concrete_fields}
+    return ", ".join(connection.ops.quote_name(column[name]) for name in NAMING_FIELDS)
+
 
 #: Writes on the loop's connection between two checkpoints asked of the database thread.
 CHECKPOINT_EVERY = 200
@@ -80,11 +90,9 @@ def store(cursor: Any, session_id: int, stored: Stored, state: str, lobby_id: in
         [session_id, stored.index, stored.player_id, json.dumps(stored.action), at],
     )
     if stored.namings:
-        column = {field.name: str(field.column) for field in NamingRecord._meta.concrete_fields}
-        columns = ", ".join(quote(column[name]) for name in NAMING_COLUMNS)
         symbol = f"(SELECT id FROM {quote(Symbol._meta.db_table)} WHERE id = ?)"
         cursor.executemany(
-            f"""INSERT INTO {quote(NamingRecord._meta.db_table)} ({columns})
+            f"""INSERT INTO {quote(NamingRecord._meta.db_table)} ({naming_columns()})
             VALUES (?, ?, ?, ?, {symbol}, ?, ?, ?, ?, ?, ?, ?)""",
             [
                 (session_id, row.participant_id, row.user_id, stored.index, row.symbol_id, row.symbol_key)
