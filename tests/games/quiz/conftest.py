@@ -15,7 +15,13 @@ from content.models import Period
 from games import signals
 from games.quiz import selectors, services
 from games.quiz.models import Quiz
-from tests.factories import KnowledgeQuestionFactory, SymbolFactory, ThemeFactory, symbol_set_with
+from tests.factories import (
+    KnowledgeQuestionFactory,
+    SymbolFactory,
+    TeacherFactory,
+    ThemeFactory,
+    symbol_set_with,
+)
 
 NAMES = [
     "Orzeł Biały",
@@ -58,7 +64,9 @@ def periods(db) -> dict[str, Period]:
 
 @pytest.fixture
 def symbols(periods) -> list[Any]:
-    """Twenty-four published symbols with pictures, spread over the periods and three themes."""
+    """Twenty-four published symbols with pictures, spread over the periods and three themes,
+    written by one curator (not the ``teacher`` of the tests)."""
+    curator = TeacherFactory()
     themes = [
         ThemeFactory(slug=s, name=n)
         for s, n in (("ludzie", "Ludzie"), ("miejsca", "Miejsca"), ("znaki", "Znaki"))
@@ -67,6 +75,7 @@ def symbols(periods) -> list[Any]:
     made = []
     for index, name in enumerate(NAMES, start=1):
         symbol = SymbolFactory(
+            owner=curator,
             number=index,
             name=name,
             periods=[period_list[index % len(period_list)]],

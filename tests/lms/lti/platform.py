@@ -23,6 +23,7 @@ from __future__ import annotations
 import html
 import itertools
 import json
+import os
 import random
 import re
 import secrets
@@ -60,7 +61,33 @@ INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 
 
+# Key pairs already made, and how many of them the current test has been given.
+_PAIRS: list[tuple[str, str]] = []
+_given = {"test": "", "count": 0}
+
+
 def rsa_pem_pair() -> tuple[str, str]:
+    """An RSA key pair that no other call of the same test has been given.
+
+    Making a 2048-bit key costs about 0.1 CPU seconds, and every platform makes one. Under
+    pytest the pairs are kept and given out again in the next test: the n-th pair a test asks
+    for is the n-th pair made, so two platforms of one test, a rotated key and a forger's
+    key always differ from each other, as fresh keys would. Outside pytest every call makes
+    a new pair.
+    """
+    test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]
+    if not test:
+        return _new_rsa_pem_pair()
+    if test != _given["test"]:
+        _given["test"], _given["count"] = test, 0
+    while len(_PAIRS) <= _given["count"]:
+        _PAIRS.append(_new_rsa_pem_pair())
+    pair = _PAIRS[_given["count"]]
+    _given["count"] += 1
+    return pair
+
+
+def _new_rsa_pem_pair() -> tuple[str, str]:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     private = key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()

@@ -149,3 +149,13 @@ def test_talia_follows_the_roster_pages_of_a_platform_that_pages_on_its_own(plat
     assert requests.get(url + "?rlid=rl-elsewhere", headers=token, timeout=5).status_code == 403
     scoreless = {"Authorization": f"Bearer {platform.access_token(SCORE_SCOPE)}"}
     assert requests.get(url, headers=scoreless, timeout=5).status_code == 401
+
+
+def test_every_key_pair_a_test_is_given_differs_from_its_others(platform):
+    """The platform's keys are made once and given out again in later tests
+    (``rsa_pem_pair``): within one test, the platform's key, a rotated key and a forger's key
+    must still be three different keys, or a forged token would pass for the platform's."""
+    first = platform.private_key
+    platform.rotate_key()
+    forged, _public = rsa_pem_pair()
+    assert len({first, platform.private_key, forged}) == 3
