@@ -220,6 +220,13 @@ LIVE_DB_THREADS = env.int("LIVE_DB_THREADS", default=8)
 # Connections per web process of the live fast path's own pool (games/live.py): it writes
 # on the event loop, so its connections are asynchronous ones, apart from Django's pool.
 LIVE_DB_POOL_MAX_SIZE = env.int("LIVE_DB_POOL_MAX_SIZE", default=4)
+# The fast path's statement prepared on each of those connections (psycopg's server-side
+# prepared statements; Django's own connections prepare none). Off behind a PgBouncer older
+# than 1.21 in transaction pooling mode, which loses prepared statements between
+# transactions; by default on with Django's pool, off without it (DB_POOL_MAX_SIZE=0).
+LIVE_DB_PREPARE = env.bool(
+    "LIVE_DB_PREPARE", default=bool(DATABASES["default"].get("OPTIONS", {}).get("pool"))
+)
 # The fast path of a live action (PostgreSQL and SQLite): a running plain game held in the
 # process, one statement per action (a few on SQLite: games/live_sqlite.py), refusals
 # without the database (games/live.py). false: every action takes the locked path.

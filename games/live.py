@@ -517,7 +517,7 @@ class _Statements:
         #: Every connection the pool opened, for :meth:`close_now` (the pool closes only on its loop).
         self.opened: weakref.WeakSet[psycopg.AsyncConnection[Any]] = weakref.WeakSet()
         self.pool: AsyncConnectionPool[psycopg.AsyncConnection[Any]] = AsyncConnectionPool(
-            kwargs={**_connection_params(), "autocommit": True},
+            kwargs={**_connection_params(), "autocommit": True, "prepare_threshold": _prepare_threshold()},
             min_size=0,  # a process that plays no game opens none
             max_size=max(1, size),
             timeout=timeout,
@@ -565,6 +565,16 @@ def _statements() -> _Statements:
             getattr(settings, "LIVE_DB_POOL_MAX_SIZE", 4), float(pool.get("timeout", 10.0))
         )
     return found
+
+
+def _prepare_threshold() -> int | None:
+    """How often psycopg runs a statement before it prepares it (``LIVE_DB_PREPARE``).
+
+    The fast path's statement has one text per count of namings, and the same few texts
+    come again and again: prepared once, PostgreSQL no longer parses and plans it for every
+    action. ``None`` (never) as Django's connections are, where ``LIVE_DB_PREPARE`` is off.
+    """
+    return 1 if getattr(settings, "LIVE_DB_PREPARE", False) else None
 
 
 def _connection_params() -> dict[str, Any]:

@@ -990,3 +990,28 @@ def test_a_fast_path_write_that_finds_no_free_connection_in_time_answers_none():
 
     assert slow is not None
     assert starved is None
+
+
+@pytest.mark.parametrize("prepare", [True, False])
+def test_the_fast_path_prepares_its_statement_unless_live_db_prepare_is_off(settings, prepare):
+    """With ``LIVE_DB_PREPARE`` the fast path's connections prepare a statement they run
+    again, so PostgreSQL parses and plans it once (``bench/README.md``); off (behind an old
+    PgBouncer), they prepare none, as Django's own connections do."""
+    require_postgresql()
+    settings.LIVE_DB_PREPARE = prepare
+
+    async def scenario() -> tuple[list[Any], Any]:
+        statements = live._Statements(1, timeout=5.0)  # one connection: every write on it
+        try:
+            rows = [await statements.write("SELECT %s::int + 1", [n]) for n in range(3)]
+            prepared = await statements.write(
+                "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s", ["SELECT $1::int + 1%"]
+            )
+            return rows, prepared
+        finally:
+            await statements.pool.close()
+
+    rows, prepared = async_to_sync(scenario)()
+
+    assert rows == [(1,), (2,), (3,)]
+    assert prepared == ((1,) if prepare else (0,))
