@@ -32,8 +32,10 @@ def _advances(bold: bool) -> tuple[dict[int, float], float]:
     return widths, fallback
 
 
+@functools.lru_cache(maxsize=4096)
 def text_width_em(text: str, *, bold: bool = False) -> float:
-    """Width of ``text`` on one line, in ems."""
+    """Width of ``text`` on one line, in ems (remembered: a symbol's name and description
+    are measured again on every game-card back that lists the symbol)."""
     widths, fallback = _advances(bold)
     return sum(widths.get(ord(ch), fallback) for ch in text)
 
