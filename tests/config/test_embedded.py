@@ -26,7 +26,7 @@ import pytest
 
 from config import embedded
 from games.engines import znajznak
-from tests.config.embedded_run import descendants_left, make_run, manage
+from tests.config.embedded_run import descendants_left, make_run, manage, migrate
 from tests.games.test_live_fast_path import scripted_move
 from tests.production.websocket import WebSocket
 
@@ -152,7 +152,7 @@ def _runserver_processes(var: Path) -> list[int]:
 @pytest.mark.embedded
 def test_ctrl_c_stops_the_web_server_and_the_worker_once_and_cleanly(tmp_path: Path):
     var = tmp_path / "var"
-    manage(var, "migrate", "--noinput", "--verbosity", "0")
+    migrate(var)
 
     with make_run(var) as running:
         # The supervisor, the web server (no autoreloader beside it), the worker.
@@ -255,7 +255,7 @@ def test_a_duel_over_make_runs_sockets_is_stored_as_its_log_replays(tmp_path: Pa
     lock, shorter and longer than the fast path tries again for. The database then holds one action per version from 0, a state that the
     stored log replays to, the namings, and the end."""
     var = tmp_path / "var"
-    manage(var, "migrate", "--noinput", "--verbosity", "0")
+    migrate(var)
     duel = json.loads(manage(var, "shell", "--command", DUEL).strip().splitlines()[-1])
     session_id = duel["session"]
 
