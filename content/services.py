@@ -113,10 +113,15 @@ def model_update(*, instance: Row, data: Mapping[str, Any]) -> Row:
         if name not in many:
             setattr(instance, name, value)
     instance.clean()
+    new = instance._state.adding
     instance.save()
     for name, value in data.items():
         if name in many:
-            getattr(instance, name).set(value)
+            # A new row has no links yet: adding them spares ``set``'s read of the current ones.
+            if new:
+                getattr(instance, name).add(*value)
+            else:
+                getattr(instance, name).set(value)
     return instance
 
 

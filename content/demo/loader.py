@@ -54,8 +54,18 @@ def _read(name: str) -> list[dict[str, Any]]:
     return json.loads((DATA / name).read_text(encoding="utf-8"))
 
 
-def _tags(slugs: list[str]) -> list[Tag]:
-    return services.tags_for(slugs=slugs)
+class _Tags:
+    """The tags of the demo's rows, each looked up or made once per load (the rows share a
+    few dozen tags, named about three hundred times)."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, Tag] = {}
+
+    def __call__(self, slugs: list[str]) -> list[Tag]:
+        missing = [slug for slug in dict.fromkeys(slugs) if slug not in self._known]
+        if missing:
+            self._known.update(zip(missing, services.tags_for(slugs=missing), strict=True))
+        return [self._known[slug] for slug in slugs]
 
 
 # The placeholders drawn before they became wordless carried this word; a picture that
@@ -99,9 +109,11 @@ def demo_content(owner: Any = None) -> dict[str, int]:
     periods = {p.slug: p for p in Period.objects.all()}
     themes = {t.slug: t for t in Theme.objects.all()}
 
+    _tags = _Tags()
+    stored = {symbol.number: symbol for symbol in Symbol.objects.filter(collection=collection)}
     symbols = []
     for row in _read("symbols.json"):
-        symbol = Symbol.objects.filter(collection=collection, number=row["number"]).first()
+        symbol = stored.get(row["number"])
         if symbol is None:
             symbol = services.symbol_create(
                 owner=owner,
