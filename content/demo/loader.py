@@ -5,6 +5,7 @@ The demo users are people, so they live a layer up, in :mod:`lms.demo`.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -54,20 +55,6 @@ def _read(name: str) -> list[dict[str, Any]]:
     return json.loads((DATA / name).read_text(encoding="utf-8"))
 
 
-class _Tags:
-    """The tags of the demo's rows, each looked up or made once per load (the rows share a
-    few dozen tags, named about three hundred times)."""
-
-    def __init__(self) -> None:
-        self._known: dict[str, Tag] = {}
-
-    def __call__(self, slugs: list[str]) -> list[Tag]:
-        missing = [slug for slug in dict.fromkeys(slugs) if slug not in self._known]
-        if missing:
-            self._known.update(zip(missing, services.tags_for(slugs=missing), strict=True))
-        return [self._known[slug] for slug in slugs]
-
-
 # The placeholders drawn before they became wordless carried this word; a picture that
 # has it is an old placeholder, not a curator's upload, and may be replaced.
 _OLD_PLACEHOLDER_MARK = b"PLACEHOLDER"
@@ -109,7 +96,12 @@ def demo_content(owner: Any = None) -> dict[str, int]:
     periods = {p.slug: p for p in Period.objects.all()}
     themes = {t.slug: t for t in Theme.objects.all()}
 
-    _tags = _Tags()
+    # The rows share a few dozen tags, named about three hundred times: each is looked up once.
+    tag = functools.cache(lambda slug: services.tags_for(slugs=[slug])[0])
+
+    def _tags(slugs: list[str]) -> list[Tag]:
+        return [tag(slug) for slug in slugs]
+
     stored = {symbol.number: symbol for symbol in Symbol.objects.filter(collection=collection)}
     symbols = []
     for row in _read("symbols.json"):

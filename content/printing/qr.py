@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 
 import segno
-from PIL import Image
+from PIL import Image, ImageOps
 
 from .fetcher import data_uri
 
@@ -22,6 +22,8 @@ __all__ = ["MODULE_PX", "qr_data_uri", "qr_png", "qr_png_uri", "qr_svg"]
 
 #: Pixels per module of :func:`qr_png`.
 MODULE_PX = 8
+#: segno's module values as grey levels: dark (1) black, light (0) white.
+_GREY = bytes.maketrans(b"\x00\x01", b"\xff\x00")
 
 
 def _code(url: str) -> segno.QRCode:
@@ -57,17 +59,10 @@ def qr_png(url: str, scale: int = MODULE_PX, border: int = 2) -> bytes:
     Drawn by Pillow from segno's module matrix: segno's own PNG writer is pure Python and
     took about a third of a code's time. Greyscale, not 1-bit: WeasyPrint would expand a
     1-bit image to RGB."""
-    matrix = _code(url).matrix
-    side = len(matrix) + 2 * border
-    light = bytes([255]) * side
-    rows = [light] * border
-    rows += [
-        bytes([255] * border) + bytes(0 if dark else 255 for dark in row) + bytes([255] * border)
-        for row in matrix
-    ]
-    rows += [light] * border
-    modules = Image.frombytes("L", (side, side), b"".join(rows))
-    grey = modules.resize((side * scale, side * scale), Image.Resampling.NEAREST)
+    matrix = _code(url).matrix  # rows of 1 (dark) and 0 (light)
+    modules = Image.frombytes("L", (len(matrix), len(matrix)), b"".join(matrix).translate(_GREY))
+    quiet = ImageOps.expand(modules, border=border, fill=255)
+    grey = quiet.resize((quiet.width * scale, quiet.height * scale), Image.Resampling.NEAREST)
     result = io.BytesIO()
     grey.save(result, "PNG")
     return result.getvalue()
