@@ -2,9 +2,12 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# `make test` runs on every core (tests/parallel.py gives each worker its own services);
+# `make test` runs one worker more than there are cores (tests/parallel.py gives each worker
+# its own services): the browser, worker and timer tests spend part of their time waiting,
+# and the extra worker's CPU-bound tests fill it (README, "Tests"). At most 12 workers, so
+# each keeps a Redis database of its own below the production topology's 15.
 # `make test TEST_WORKERS=0` runs in one process.
-TEST_WORKERS ?= auto
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); n=$$((n + 1)); [ $$n -gt 12 ] && n=12; echo $$n)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 

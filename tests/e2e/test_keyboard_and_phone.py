@@ -9,7 +9,7 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import expect
 
-from tests.e2e.browsing import open_page, scroll_width, sign_in
+from tests.e2e.browsing import open_page, scroll_width, sign_in_through_form
 
 pytestmark = pytest.mark.e2e
 
@@ -89,7 +89,7 @@ def test_sign_in_with_the_keyboard_alone(browsing, demo_users_site):
 
 def test_admin_symbols_on_a_phone_by_touch(browsing, demo_site):
     page = browsing.new_phone_page()
-    sign_in(page, demo_site.url, demo_site.teacher.username, demo_site.teacher.password)
+    sign_in_through_form(page, demo_site.url, demo_site.teacher.username, demo_site.teacher.password)
     assert scroll_width(page) <= PHONE_WIDTH, "the teacher's home scrolls sideways"
 
     open_page(page, demo_site.url + "/admin/content/symbol/")

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.config.embedded_run import make_run, manage, prepare
-from tests.e2e.browsing import sign_in
+from tests.e2e.browsing import sign_in_through_form
 from tests.e2e.conftest import Browsing
 
 pytestmark = [pytest.mark.e2e, pytest.mark.embedded]
@@ -48,7 +48,7 @@ def test_the_worker_ending_duels_by_time_reaches_the_projector_within_2_s(browse
         browsing = Browsing(browser, running.url.rstrip("/"))
         try:
             page = browsing.new_page()
-            sign_in(page, browsing.base_url, lobby["username"], lobby["password"])
+            sign_in_through_form(page, browsing.base_url, lobby["username"], lobby["password"])
             page.goto(f"/games/sessions/{lobby['lobby']}/")
             page.get_by_role("button", name="Pair and start").click()
             expect(page.get_by_text("0 of 2 duels over.")).to_be_visible()

@@ -147,7 +147,7 @@ def chromium(production: Production) -> Iterator[Any]:
     ``requests`` tests against the CA; chromium, which keeps its own trust store, is told
     to accept it."""
     if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        message = f"No chromium at {CHROMIUM}: apt-get install chromium."
+        message = f"No chromium at {CHROMIUM}: apt-get install chromium-headless-shell."
         if IN_CI:
             pytest.fail(message, pytrace=False)
         pytest.skip(message)

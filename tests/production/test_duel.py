@@ -29,7 +29,7 @@ import pytest
 from playwright.sync_api import expect
 
 from games.engines import znajznak
-from tests.e2e.browsing import open_page, sign_in
+from tests.e2e.browsing import open_page, sign_in_through_form
 from tests.production.conftest import signed_in
 from tests.production.websocket import WebSocket
 
@@ -70,7 +70,7 @@ def test_a_duel_over_wss_through_nginx_with_two_web_processes(production, people
     log_mark = production.access_log_mark()
 
     projector = browsing.new_page()
-    sign_in(projector, url, teacher.username, teacher.password)
+    sign_in_through_form(projector, url, teacher.username, teacher.password)
     open_page(projector, f"{url}/games/sessions/new")
     projector.get_by_label("Variant").select_option("duel")
     projector.get_by_label("Symbol set").select_option(label=DEMO_SET_LABEL)
@@ -85,7 +85,7 @@ def test_a_duel_over_wss_through_nginx_with_two_web_processes(production, people
     for login, phone in ((ala_login, False), (kuba_login, True)):
         options = {"viewport": {"width": 360, "height": 740}, "has_touch": True, "is_mobile": True}
         page = browsing.new_page(**(options if phone else {}))
-        sign_in(page, url, login.username, login.password)
+        sign_in_through_form(page, url, login.username, login.password)
         open_page(page, f"{url}/games/join")
         page.get_by_label("Join code").fill(code)
         page.get_by_role("button", name="Next").click()

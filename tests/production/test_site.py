@@ -7,7 +7,7 @@ import pytest
 import requests
 from playwright.sync_api import expect
 
-from tests.e2e.browsing import axe_violations, describe_violations, open_page, sign_in
+from tests.e2e.browsing import axe_violations, describe_violations, open_page, sign_in_through_form
 from tests.production.conftest import signed_in
 
 pytestmark = pytest.mark.production
@@ -69,7 +69,7 @@ def test_the_first_administrator_signs_in_to_the_admin(production, browsing):
 
 def test_a_student_page_in_the_browser(production, people, browsing):
     page = browsing.new_page()
-    sign_in(page, production.url, people["kuba"].username, people["kuba"].password)
+    sign_in_through_form(page, production.url, people["kuba"].username, people["kuba"].password)
     open_page(page, f"{production.url}/games/join")
     expect(page.get_by_label("Join code")).to_be_visible()
     violations = axe_violations(page)
