@@ -3,8 +3,8 @@
 ``content.demo.loader.demo_content`` builds the demo through the services: about 1,200
 queries and a picture check per symbol, some 1.1 CPU seconds of the test process and
 PostgreSQL for each of the dozens of browser tests that start from it. The first of them
-in a process loads it for real and keeps the rows it added (every model's, many-to-many
-links and the audit log included) and the picture files; each later one writes the same
+in a process loads it for real and keeps the rows it added (in every model it wrote to,
+many-to-many links included) and the picture files; each later one writes the same
 rows back with one ``bulk_create`` per model and copies the files, the owner's foreign
 keys pointing at that test's teacher. The tables then hold what ``demo_content`` would have
 written, with the same keys and values.
@@ -30,7 +30,6 @@ from django.db import connection, transaction
 
 @dataclass
 class _Snapshot:
-    owner_id: Any
     #: The rows there before the demo, per model: a copy is exact only on the same rows.
     before: dict[Any, frozenset[Any]]
     #: The rows the demo added, per model, as ``{attname: value}``.
@@ -100,7 +99,7 @@ def _take(
         new = after - before[model]
         if not new:
             continue
-        fields = [field for field in model._meta.concrete_fields]
+        fields = list(model._meta.concrete_fields)
         rows = list(
             model._base_manager.filter(pk__in=new).order_by("pk").values(*[f.attname for f in fields])
         )
@@ -115,7 +114,7 @@ def _take(
     for name in _media_files(media_root) - files_before:
         (media / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(media_root / name, media / name)
-    return _Snapshot(owner_id=owner.pk, before=touched, added=added, user_keys=user_keys, media=media)
+    return _Snapshot(before=touched, added=added, user_keys=user_keys, media=media)
 
 
 def _same_rows_before(snapshot: _Snapshot) -> bool:
