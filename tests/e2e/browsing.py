@@ -19,6 +19,12 @@ ABORT_BEFORE_NAVIGATION_S = 2.0
 _axe = Axe()
 
 
+def refused_websocket(problem: str) -> bool:
+    """The live server's refusal of a page's WebSocket (pytest-django's server speaks WSGI
+    only; the pages poll instead), or the page giving up on one: not a problem there."""
+    return "/ws/sessions/" in problem
+
+
 @dataclass
 class PageWatch:
     """Collects what goes wrong on a page: console errors, script errors, failed requests.

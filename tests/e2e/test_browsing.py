@@ -81,3 +81,32 @@ def test_an_abort_long_before_the_next_page_is_still_a_problem(browsing, live_se
     open_page(page, f"{live_server.url}/accounts/login/")
     problems = browsing.problems(page)
     assert f"request failed: {live_server.url}{HELD} (net::ERR_ABORTED)" in problems, problems
+
+
+def _refused_socket(browsing: Any, live_server: Any) -> None:
+    """A page of ``browsing`` opens a live page's socket; the WSGI live server refuses it."""
+    page = browsing.new_page()
+    open_page(page, f"{live_server.url}/")
+    with page.expect_event("console", predicate=lambda message: message.type == "error"):
+        page.evaluate("() => { new WebSocket(`ws://${location.host}/ws/sessions/1/`); }")
+
+
+def test_a_refused_websocket_left_for_the_teardown_is_let_through_by_the_wsgi_live_server(
+    browser, live_server
+):
+    """A live page tries its socket again with a back-off, after a test's last look too."""
+    from tests.e2e.conftest import Browsing
+
+    browsing = Browsing(browser, live_server.url, refuses_websocket=True)
+    _refused_socket(browsing, live_server)
+    assert browsing.close() == []
+
+
+def test_a_refused_websocket_counts_at_the_teardown_of_a_real_server(browser, live_server):
+    """Against ``make run`` or the production topology a socket must open: a refusal counts."""
+    from tests.e2e.conftest import Browsing
+
+    browsing = Browsing(browser, live_server.url)
+    _refused_socket(browsing, live_server)
+    left = browsing.close()
+    assert any("/ws/sessions/1/" in problem for problem in left), left
