@@ -54,3 +54,42 @@ def isolate(environ: os._Environ[str] | dict[str, str], worker: str) -> None:
 
 
 isolate(os.environ, WORKER)
+
+
+# --- the order of the run -----------------------------------------------------------------
+
+
+def _order(item) -> tuple[int, int]:
+    """Where a test goes in the run: (class, long first).
+
+    Classes as pytest-django sorts them (the database tests, then the transactional ones),
+    but the tests that use no test database first: among them are the longest of all (the
+    production suite, ``make run``'s own), which otherwise end the run on one worker while
+    the others wait. Within a class, the tests that drive a browser or a real Celery
+    worker first, so that the run ends on short ones that fill every worker to the end.
+    """
+    names = getattr(item, "fixturenames", ())
+    marker = item.get_closest_marker("django_db")
+    if (
+        marker is None
+        and "db" not in names
+        and "transactional_db" not in names
+        and "live_server" not in names
+    ):
+        group = 0
+    elif (
+        "transactional_db" in names
+        or "live_server" in names
+        or (marker is not None and (marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences")))
+    ):
+        group = 2
+    else:
+        group = 1
+    long = "live_server" in names or "celery_worker_real" in names or "browser" in names
+    return group, 0 if long else 1
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Runs after pytest-django's sort (``tryfirst`` there, a plain hook here), and sorts
+    stably, so tests keep their file order within each place."""
+    items.sort(key=_order)

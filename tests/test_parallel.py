@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.parallel import isolate, redis_url_for, worker_index
+from tests.parallel import isolate, pytest_collection_modifyitems, redis_url_for, worker_index
 
 
 def test_worker_index_reads_xdists_worker_name():
@@ -61,3 +61,37 @@ def test_a_run_without_workers_changes_nothing(tmp_path):
     isolate(environ, "")
 
     assert environ == {"REDIS_URL": "redis://127.0.0.1:6379/0", "TALIA_VAR_DIR": str(tmp_path)}
+
+
+class _Item:
+    """As much of a pytest item as the run's order reads."""
+
+    def __init__(self, name: str, fixtures: tuple[str, ...] = (), **django_db: bool) -> None:
+        self.name = name
+        self.fixturenames = fixtures
+        self._marker = pytest.mark.django_db(**django_db).mark if django_db or "db" in fixtures else None
+
+    def get_closest_marker(self, name: str):
+        return self._marker if name == "django_db" else None
+
+
+def test_the_run_starts_with_the_tests_without_a_database_and_the_long_ones_of_each_class():
+    items = [
+        _Item("db unit", ("db",)),
+        _Item("transactional unit", ("transactional_db",)),
+        _Item("browser page", ("live_server", "browsing")),
+        _Item("plain unit"),
+        _Item("make run", ("browser",)),
+        _Item("real worker", ("celery_worker_real",), transaction=True),
+        _Item("another db unit", ("db",)),
+    ]
+    pytest_collection_modifyitems(items)
+    assert [item.name for item in items] == [
+        "make run",
+        "plain unit",
+        "db unit",
+        "another db unit",
+        "browser page",
+        "real worker",
+        "transactional unit",
+    ]
