@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from _pytest.nodeid import NodeId  # pytest 9's node id (no public way to rename a test yet)
 
+from tests import database_template
 from tests.factories import AdminFactory, TeacherFactory, UserFactory
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -19,6 +20,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
     _flush_by_delete()
     _restore_in_bulk()
+    database_template.install()
     # WhiteNoise looks for collected static files there; the tests find them in place.
     settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
     if not IN_CI:

@@ -22,6 +22,9 @@ import re
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+#: The run's ``TALIA_VAR_DIR`` before each worker got a folder of its own in it: what the
+#: workers share (``tests/config/embedded_run.py``'s migrated SQLite database).
+SHARED_VAR_DIR = os.environ.get("TALIA_VAR_DIR") or os.path.join(ROOT, "var")
 
 
 def worker_index(worker: str) -> int:

@@ -8,8 +8,8 @@ the test run itself uses.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
+import fcntl
 import functools
 import os
 import shutil
@@ -26,6 +26,8 @@ from pathlib import Path
 
 from config.embedded import BASE_DIR
 from config.environment import environment_without_settings
+from tests.database_template import fingerprint
+from tests.parallel import SHARED_VAR_DIR
 
 BOOT_SECONDS = 120
 
@@ -56,20 +58,35 @@ def manage(var: Path, *args: str) -> str:
 @functools.cache
 def _migrated() -> Path:
     """A SQLite database as ``manage.py migrate`` leaves it in an empty folder, made once
-    per test process in a folder of its own."""
-    var = Path(tempfile.mkdtemp(prefix="talia-migrated-"))
-    atexit.register(shutil.rmtree, var, True)
-    manage(var, "migrate", "--noinput", "--verbosity", "0")
-    database = var / "talia.sqlite3"
-    leftovers = [p.name for p in var.iterdir() if p.name.startswith("talia.sqlite3-")]
-    assert not leftovers, f"migrate left {leftovers}: a copy of the database alone would lose writes"
+    for all the test workers of a run (and the runs after it, until the code the
+    migrations run changes: ``tests/database_template.py``'s fingerprint names the file).
+    The workers take turns with a file lock; the database is migrated in a folder of its
+    own and moved into place only when the migrations have all run."""
+    shared = Path(SHARED_VAR_DIR)
+    shared.mkdir(parents=True, exist_ok=True)
+    database = shared / f"test-migrated-{fingerprint()}.sqlite3"
+    with open(shared / "test-migrated.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not database.exists():
+            for stale in shared.glob("test-migrated-*.sqlite3"):
+                stale.unlink()
+            var = Path(tempfile.mkdtemp(prefix="test-migrating-", dir=shared))
+            try:
+                manage(var, "migrate", "--noinput", "--verbosity", "0")
+                leftovers = [p.name for p in var.iterdir() if p.name.startswith("talia.sqlite3-")]
+                assert not leftovers, (
+                    f"migrate left {leftovers}: a copy of the database alone would lose writes"
+                )
+                os.replace(var / "talia.sqlite3", database)
+            finally:
+                shutil.rmtree(var, ignore_errors=True)
     return database
 
 
 def migrate(var: Path) -> None:
     """What ``make setup``'s ``migrate`` makes of an empty ``var``: a copy of one database
-    migrated once per test process (migrating SQLite from nothing costs about 9 CPU
-    seconds, and every test of ``make run``'s processes starts from the same database)."""
+    migrated once (migrating SQLite from nothing costs about 9 CPU seconds, and every test
+    of ``make run``'s processes starts from the same database)."""
     var.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(_migrated(), var / "talia.sqlite3")
 

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from config.environment import SETTINGS_VARIABLES, environment_without_settings
+from tests.config.embedded_run import migrate
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -171,6 +172,7 @@ print("OUT " + json.dumps({
 def test_https_makes_cookies_secure_and_same_site_none(tmp_path):
     """Behind a TLS proxy (HTTPS=true) the session and CSRF cookies are Secure and
     SameSite=None, so the browser sends them when Talia runs inside an LMS's frame."""
+    migrate(tmp_path / "var")  # the run's migrated SQLite database; its migrate finds nothing to do
     env = _production(
         tmp_path / "var",
         ALLOWED_HOSTS="testserver",

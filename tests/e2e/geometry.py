@@ -9,6 +9,7 @@ Each assertion names the selector and the numbers it found, so a failure says wh
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -160,10 +161,21 @@ def assert_no_horizontal_overflow(page: Page) -> None:
 
 
 def font_px(page: Page, selector: str) -> float:
-    """The computed font size, in CSS pixels, of the first visible match."""
+    """The computed font size, in CSS pixels, of the first visible match.
+
+    Playwright finds the element and then reads its style in a second step; a page that
+    draws itself anew on each update (a poll's) may replace the element in between, and a
+    detached element has no computed style. Then the match is found again.
+    """
     element = page.locator(selector).locator("visible=true").first
-    element.wait_for(state="visible")
-    return float(element.evaluate("(e) => parseFloat(getComputedStyle(e).fontSize)"))
+    for _attempt in range(10):
+        element.wait_for(state="visible")
+        size = float(
+            element.evaluate("(e) => e.isConnected ? parseFloat(getComputedStyle(e).fontSize) : NaN")
+        )
+        if not math.isnan(size):
+            return size
+    raise AssertionError(f"{selector} was drawn anew each time its font size was read")
 
 
 def assert_font_at_least(page: Page, selector: str, min_px: float) -> float:
