@@ -13,7 +13,7 @@ from typing import Any
 from adminsortable2.admin import CustomInlineFormSet, SortableAdminBase, SortableTabularInline
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.widgets import AdminFileWidget
+from django.contrib.admin.widgets import AdminFileWidget, AutocompleteSelect
 from django.contrib.auth import get_user_model
 from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db.models import Count, Model, Q, QuerySet
@@ -483,6 +483,29 @@ class ParentEditableInline:
         return obj is None or can_change(request.user, obj)
 
 
+class KnownSymbolsAutocomplete(AutocompleteSelect):
+    """The symbol picker of a set's member row, told the labels of the set's own symbols.
+
+    Django's autocomplete widget looks its chosen symbol up in a query of its own, one per
+    row: 57 for a 57-symbol set. The set's members are read once with their symbols
+    (``SymbolSetMemberInline``), and every one of them is among the picker's choices (the
+    choices include the set's symbols), so a row that shows one of them needs no query.
+    Any other value (a form sent back with another symbol chosen) is looked up as before.
+    """
+
+    known: dict[str, str]
+
+    def optgroups(self, name: str, value: Any, attr: Any = None) -> Any:
+        chosen = [str(v) for v in value if str(v) not in self.choices.field.empty_values]
+        known = getattr(self, "known", {})
+        if not chosen or any(pk not in known for pk in chosen):
+            return super().optgroups(name, value, attr)
+        options = [] if self.is_required else [self.create_option(name, "", "", False, 0)]
+        for pk in chosen[:1]:  # a single choice, as Django's own widget keeps it
+            options.append(self.create_option(name, pk, known[pk], set(chosen), len(options)))
+        return [(None, options, 0)]
+
+
 class SymbolSetMemberInline(ParentEditableInline, SortableTabularInline):
     model = SymbolSetMember
     extra = 0
@@ -491,6 +514,8 @@ class SymbolSetMemberInline(ParentEditableInline, SortableTabularInline):
 
     def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
         self._symbol_set = obj
+        members = obj.members.select_related("symbol") if obj is not None else []
+        self._known = {str(member.symbol_id): str(member.symbol) for member in members}
         return super().get_formset(request, obj, **kwargs)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
@@ -503,6 +528,9 @@ class SymbolSetMemberInline(ParentEditableInline, SortableTabularInline):
             visible = content_visible_to(request.user, Symbol.objects.all()).values("pk")
             in_set = Q(memberships__symbol_set=getattr(self, "_symbol_set", None))
             kwargs["queryset"] = Symbol.objects.filter(Q(pk__in=visible) | in_set).distinct()
+            widget = KnownSymbolsAutocomplete(db_field, self.admin_site, using=kwargs.get("using"))
+            widget.known = getattr(self, "_known", {})
+            kwargs["widget"] = widget
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
