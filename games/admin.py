@@ -133,6 +133,7 @@ class PracticeAssignmentAdmin(ReadOnlyAdmin):
 @admin.register(PracticeRun)
 class PracticeRunAdmin(ReadOnlyAdmin):
     list_display = ("id", "assignment", "student", "mode", "won", "seconds", "started")
+    list_select_related = ("assignment", "student")  # the assignment may be empty: named here
 
 
 # --- Knowledge? boards: the balance simulator on the board's page ----------------------------

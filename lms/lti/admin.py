@@ -155,14 +155,23 @@ class OutboxScoreAdmin(admin.ModelAdmin):
         "timestamp",
     )
     list_filter = ("status",)
+    # Each row names its student, its activity (a resource link and an assignment) or its
+    # progress column: read with the rows, not in queries of their own.
+    list_select_related = ("student", "link__resource_link", "link__assignment", "column")
     readonly_fields = [f.name for f in OutboxScore._meta.fields]
 
     def has_add_permission(self, request):  # type: ignore[no-untyped-def]
         return False
 
 
-admin.site.register(ClassLink)
-admin.site.register(AssignmentLink)
+@admin.register(ClassLink)
+class ClassLinkAdmin(admin.ModelAdmin):
+    list_select_related = ("context", "school_class")  # what each row's name shows
+
+
+@admin.register(AssignmentLink)
+class AssignmentLinkAdmin(admin.ModelAdmin):
+    list_select_related = ("resource_link", "assignment")  # what each row's name shows
 
 
 @admin.register(ProgressColumn)
@@ -170,6 +179,7 @@ class ProgressColumnAdmin(admin.ModelAdmin):
     """Published from the class page (teachers); the admin only shows them."""
 
     list_display = ("label", "class_link", "active", "published")
+    list_select_related = ("class_link__context", "class_link__school_class")
     list_filter = ("active", "group")
     readonly_fields = [f.name for f in ProgressColumn._meta.fields]
 

@@ -8,6 +8,9 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 from django.utils import timezone
 from lti_tool.models import LtiUser
 
@@ -92,3 +95,23 @@ def test_the_sweep_requeues_a_due_pending_score_and_leaves_one_not_yet_due(linke
     assert due.status == OutboxScore.Status.DELIVERED
     assert later.status == OutboxScore.Status.PENDING and later.attempts == 0
     assert set(platform.lineitems[item.id].scores) == {"s-1"}
+
+
+def test_the_admins_outbox_list_reads_what_its_rows_name_with_the_rows(linked, client, admin_user):
+    """Each row names its student and its activity (a resource link and an assignment): read
+    with the rows, so a list of many scores costs the queries of a list of one."""
+    link, _item = linked
+    client.force_login(admin_user)
+    url = reverse("admin:lti_outboxscore_changelist")
+    _grade(link, 1)
+    assert client.get(url).status_code == 200  # what the first page of a session reads once
+    with CaptureQueriesContext(connection) as one:
+        assert client.get(url).status_code == 200
+    _grade(link, 2)
+    _grade(link, 3)
+    with CaptureQueriesContext(connection) as three:
+        page = client.get(url)
+    assert page.content.decode().count("Praca domowa") >= 3
+    assert len(three.captured_queries) == len(one.captured_queries)
+    for name in ("classlink", "assignmentlink", "progresscolumn"):
+        assert client.get(reverse(f"admin:lti_{name}_changelist")).status_code == 200
