@@ -81,11 +81,13 @@ class AuthoredAdmin(admin.ModelAdmin):
             return chosen
         related = []
         for name in self.get_list_display(request):
+            if not isinstance(name, str):
+                continue
             try:
-                field = self.model._meta.get_field(name) if isinstance(name, str) else None
+                field = self.model._meta.get_field(name)
             except FieldDoesNotExist:
                 continue
-            if field is not None and field.many_to_one:
+            if field.many_to_one:
                 related.append(name)
         return tuple(related) or False
 
@@ -493,16 +495,16 @@ class KnownSymbolsAutocomplete(AutocompleteSelect):
     Any other value (a form sent back with another symbol chosen) is looked up as before.
     """
 
-    known: dict[str, str]
+    def __init__(self, *args: Any, known: dict[str, str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.known = known  # symbol pk → label; shared by the rows' copies of the widget
 
     def optgroups(self, name: str, value: Any, attr: Any = None) -> Any:
         chosen = [str(v) for v in value if str(v) not in self.choices.field.empty_values]
-        known = getattr(self, "known", {})
-        if not chosen or any(pk not in known for pk in chosen):
+        if len(chosen) != 1 or chosen[0] not in self.known:
             return super().optgroups(name, value, attr)
         options = [] if self.is_required else [self.create_option(name, "", "", False, 0)]
-        for pk in chosen[:1]:  # a single choice, as Django's own widget keeps it
-            options.append(self.create_option(name, pk, known[pk], set(chosen), len(options)))
+        options.append(self.create_option(name, chosen[0], self.known[chosen[0]], True, len(options)))
         return [(None, options, 0)]
 
 
@@ -528,9 +530,9 @@ class SymbolSetMemberInline(ParentEditableInline, SortableTabularInline):
             visible = content_visible_to(request.user, Symbol.objects.all()).values("pk")
             in_set = Q(memberships__symbol_set=getattr(self, "_symbol_set", None))
             kwargs["queryset"] = Symbol.objects.filter(Q(pk__in=visible) | in_set).distinct()
-            widget = KnownSymbolsAutocomplete(db_field, self.admin_site, using=kwargs.get("using"))
-            widget.known = getattr(self, "_known", {})
-            kwargs["widget"] = widget
+            kwargs["widget"] = KnownSymbolsAutocomplete(
+                db_field, self.admin_site, using=kwargs.get("using"), known=getattr(self, "_known", {})
+            )
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 

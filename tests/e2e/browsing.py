@@ -22,7 +22,7 @@ _axe = Axe()
 def refused_websocket(problem: str) -> bool:
     """The live server's refusal of a page's WebSocket (pytest-django's server speaks WSGI
     only; the pages poll instead), or the page giving up on one: not a problem there."""
-    return "/ws/sessions/" in problem
+    return "WebSocket" in problem or "/ws/sessions/" in problem
 
 
 @dataclass

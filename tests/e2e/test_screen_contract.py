@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browsing import axe_violations, describe_violations, open_page, sign_in
+from tests.e2e.browsing import axe_violations, describe_violations, open_page, refused_websocket, sign_in
 from tests.e2e.geometry import (
     PHONE,
     PROJECTOR_1080,
@@ -32,11 +32,7 @@ DEMO_SET_LABEL = "ZnajZnak: 57 symboli (demo)"
 def benign(problem: str) -> bool:
     # The WSGI live server refuses the WebSocket: the pages poll instead; a poll cut off
     # because the page moved on (a reload, a form posted) is not a problem either.
-    return (
-        "WebSocket" in problem
-        or "/ws/sessions/" in problem
-        or ("/view.json" in problem and "ERR_ABORTED" in problem)
-    )
+    return refused_websocket(problem) or ("/view.json" in problem and "ERR_ABORTED" in problem)
 
 
 def no_problems(browsing: Any, page: Any, where: str) -> None:

@@ -18,7 +18,14 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import expect
 
-from tests.e2e.browsing import axe_violations, describe_violations, open_page, scroll_width, sign_in
+from tests.e2e.browsing import (
+    axe_violations,
+    describe_violations,
+    open_page,
+    refused_websocket,
+    scroll_width,
+    sign_in,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -35,8 +42,7 @@ def page_problems(browsing: Any, page: Any) -> list[str]:
 
     def benign(problem: str) -> bool:
         return (
-            "WebSocket" in problem
-            or "/ws/sessions/" in problem
+            refused_websocket(problem)
             or ("/view.json" in problem and "ERR_ABORTED" in problem)
             # SQLite's in-memory test database (one shared cache) refuses a read while
             # another thread writes ("database table is locked") instead of waiting; the
