@@ -20,7 +20,9 @@ Two sets of pictures: 133 distinct placeholder SVGs (``content.demo.placeholders
 sanitised like uploads) and 133 distinct 600 × 600 PNGs drawn with Pillow. Peak memory is
 the largest sum of the resident set sizes of this process and all its descendants (the
 worker process and its render processes), sampled from /proc every 20 ms; CPU seconds
-are summed the same way (approximate: a process's last 20 ms can be missed). Wall times
+are summed the same way (approximate: a process's last 20 ms can be missed). WeasyPrint's
+CPU, Talia's and the baseline's, is split into its three stages (reading the HTML, styles
+and layout, drawing and writing the PDF: ``content.printing.worker.render_chunk``). Wall times
 are measured around each print; warm figures are the best of ``--runs`` with the median
 beside it. The load average is printed before and after.
 
@@ -56,6 +58,8 @@ STRETCH_REPORTLAB = 1.0
 
 #: What a print in the worker process renders, filled in before the worker process is forked.
 PRINTS: dict[str, Callable[[], tuple[int, int]]] = {}
+#: WeasyPrint's stages in the last one-document baseline (CPU seconds).
+BASELINE_STAGES: dict[str, float] = {}
 
 
 class ProcessTreeSampler:
@@ -164,7 +168,9 @@ def in_worker(name: str, cache: str) -> dict[str, Any]:
 
 def where(timings: list[dict[str, Any]]) -> str:
     """CPU seconds per phase, summed over a print's documents: the worker process's own
-    and its render processes' (how many of them did the work)."""
+    and its render processes' (how many of them did the work). WeasyPrint's stages
+    (``weasyprint: parse`` and so on, ``content.printing.worker.render_chunk``) are shown
+    in brackets after its total."""
     own: dict[str, float] = {}
     pooled: dict[str, float] = {}
     pids: dict[str, set[int]] = {}
@@ -174,11 +180,21 @@ def where(timings: list[dict[str, Any]]) -> str:
         for phase, per_pid in t["worker_cpu"].items():
             pooled[phase] = pooled.get(phase, 0.0) + sum(per_pid.values())
             pids.setdefault(phase, set()).update(int(pid) for pid in per_pid)
-    first = ", ".join(f"{phase} {cpu:.2f}" for phase, cpu in sorted(own.items())) or "-"
-    second = ", ".join(
-        f"{phase} {cpu:.2f} ({len(pids[phase])} processes)" for phase, cpu in sorted(pooled.items())
-    )
-    return f"CPU s: the worker process {first}; its render processes {second or '-'}"
+
+    def listed(phases: dict[str, float], processes: bool) -> str:
+        parts = []
+        for phase, cpu in sorted(phases.items()):
+            if ": " in phase:
+                continue
+            stages = [
+                f"{p.split(': ', 1)[1]} {c:.2f}" for p, c in phases.items() if p.startswith(f"{phase}: ")
+            ]
+            note = [f"{len(pids[phase])} processes"] if processes else []
+            brackets = "; ".join(x for x in (", ".join(note), ", ".join(stages)) if x)
+            parts.append(f"{phase} {cpu:.2f}" + (f" ({brackets})" if brackets else ""))
+        return ", ".join(parts) or "-"
+
+    return f"CPU s: the worker process {listed(own, False)}; its render processes {listed(pooled, True)}"
 
 
 def main() -> int:
@@ -216,7 +232,7 @@ def main() -> int:
     from content.printing import worker as worker_module
     from content.printing.data import GameCard, PeriodData, PlacementData, PrintOptions, SymbolData
     from content.printing.pictures import PreparedPicture
-    from content.printing.worker import render_pdf
+    from content.printing.worker import render_chunk
 
     sampler = ProcessTreeSampler()
     print(
@@ -369,8 +385,9 @@ def main() -> int:
                     game.policy.files | aux.policy.files,
                     game.policy.data | aux.policy.data,
                 )
-                pdf = render_pdf(html, render.HERE.as_uri() + "/", policy)
-                return pages(pdf), len(pdf)
+                rendered = render_chunk(html, render.HERE.as_uri() + "/", policy)
+                BASELINE_STAGES.update(rendered.phases)
+                return pages(rendered.pdf), len(rendered.pdf)
         finally:
             picture_module.svg_surface, render.predict, worker_module.prepare_picture = saved
 
@@ -469,6 +486,8 @@ def main() -> int:
         base = here(lambda: baseline(deck, order, symbols))
         figures[f"{key}_base"] = base.wall
         line("(b) one WeasyPrint document, one process", base)
+        stages = ", ".join(f"{stage} {cpu:.2f}" for stage, cpu in BASELINE_STAGES.items())
+        print(f"      where the time went: CPU s: weasyprint {sum(BASELINE_STAGES.values()):.2f} ({stages})")
         if key == "png":  # how much of the gain is the prepared pictures: reported, not judged
             line(
                 "(b) the same, with Talia's prepared pictures",

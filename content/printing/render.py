@@ -67,7 +67,7 @@ from .fetcher import FetchPolicy
 from .labels import labels
 from .pictures import DPI, PictureJob, PreparedPicture, legend_strip, picture_format, predict
 from .sheets import Grid, Page, chunk, grid_for, page_order
-from .worker import QrCode, QrJob, Timed, prepare_batch, render_pdf, timed
+from .worker import QrCode, QrJob, Rendered, Timed, prepare_batch, render_chunk, timed
 
 __all__ = [
     "Progress",
@@ -171,6 +171,17 @@ class _Tracker:
         per_pid = self.workers.setdefault(name, {})
         per_pid[result.pid] = per_pid.get(result.pid, 0.0) + result.cpu
         return result.value
+
+    def stages(self, name: str, rendered: Rendered, pid: int | None = None) -> bytes:
+        """Count a chunk's WeasyPrint stages as phases ``name: stage`` of ``pid``'s (of
+        this process's without a pool); the chunk's PDF."""
+        for stage, cpu in rendered.phases.items():
+            if pid is None:
+                self.parent[f"{name}: {stage}"] = self.parent.get(f"{name}: {stage}", 0.0) + cpu
+            else:
+                per_pid = self.workers.setdefault(f"{name}: {stage}", {})
+                per_pid[pid] = per_pid.get(pid, 0.0) + cpu
+        return rendered.pdf
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -353,13 +364,15 @@ def render_many(
     if len(docs) == 1 or pool is None:
         for i, doc in enumerate(docs):
             with tracker.phase("weasyprint"):
-                results[i] = render_pdf(doc, base_url, policy)
+                rendered = render_chunk(doc, base_url, policy)
+            results[i] = tracker.stages("weasyprint", rendered)
             tracker.add(len(runs[i]))
     else:
-        futures = {pool.submit(timed, render_pdf, doc, base_url, policy): i for i, doc in enumerate(docs)}
+        futures = {pool.submit(timed, render_chunk, doc, base_url, policy): i for i, doc in enumerate(docs)}
         for future in as_completed(futures):
             i = futures[future]
-            results[i] = tracker.worker("weasyprint", future.result())
+            result = future.result()
+            results[i] = tracker.stages("weasyprint", tracker.worker("weasyprint", result), result.pid)
             tracker.add(len(runs[i]))
     if len(results) == 1:
         return results[0]

@@ -21,7 +21,7 @@ from .fetcher import FetchPolicy, SafeFetcher
 from .pictures import PictureJob, PreparedPicture, prepare_picture
 from .qr import qr_png_uri
 
-__all__ = ["QrCode", "QrJob", "Timed", "prepare_batch", "render_pdf", "timed"]
+__all__ = ["QrCode", "QrJob", "Rendered", "Timed", "prepare_batch", "render_chunk", "render_pdf", "timed"]
 
 T = TypeVar("T")
 
@@ -76,12 +76,31 @@ class CardHTML(HTML):  # type: ignore[misc]  # WeasyPrint ships no types
         return [CARD_UA_STYLESHEET]
 
 
+@dataclass(frozen=True)
+class Rendered:
+    """A chunk's PDF and the CPU seconds of WeasyPrint's three stages: reading the HTML
+    (``parse``), styles and layout (``layout``), drawing and writing the PDF (``pdf``)."""
+
+    pdf: bytes
+    phases: dict[str, float]
+
+
+def render_chunk(html: str, base_url: str, policy: FetchPolicy) -> Rendered:
+    """:func:`render_pdf`, timed per stage (``bench/bench_print.py`` reports the stages)."""
+    start = time.process_time()
+    parsed = CardHTML(string=html, base_url=base_url, url_fetcher=SafeFetcher(policy))
+    read = time.process_time()
+    document = parsed.render()
+    laid_out = time.process_time()
+    pdf = document.write_pdf()
+    assert isinstance(pdf, bytes)
+    done = time.process_time()
+    return Rendered(pdf, {"parse": read - start, "layout": laid_out - read, "pdf": done - laid_out})
+
+
 def render_pdf(html: str, base_url: str, policy: FetchPolicy) -> bytes:
     """One PDF from ``html``; every resource goes through a :class:`SafeFetcher`."""
-    fetcher = SafeFetcher(policy)
-    pdf = CardHTML(string=html, base_url=base_url, url_fetcher=fetcher).write_pdf()
-    assert isinstance(pdf, bytes)
-    return pdf
+    return render_chunk(html, base_url, policy).pdf
 
 
 def prepare_batch(jobs: list[PictureJob | QrJob]) -> list[PreparedPicture | QrCode]:

@@ -193,3 +193,30 @@ def test_a_render_process_answers_with_the_cycle_collector_off_and_turns_it_back
     ok, error = render_pool._receive(answers)
     assert not ok and isinstance(error, ValueError)  # a failed request too
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+def test_a_print_logs_weasyprints_stages_within_its_time(monkeypatch, caplog, parallel) -> None:
+    """Where a print's time went (read by ``bench/bench_print.py``): WeasyPrint's CPU per
+    render process, split into reading the HTML, styles and layout, drawing and the PDF."""
+    from content.printing.render import render_know_cards
+
+    monkeypatch.setattr("content.printing.render.workers", lambda: 2)
+    with caplog.at_level("INFO", logger="content.printing.render"):
+        render_know_cards(24, 48, PrintOptions(), parallel=parallel)
+    (timings,) = [r.print_timings for r in caplog.records if hasattr(r, "print_timings")]
+    if parallel:
+        total = timings["worker_cpu"]["weasyprint"]
+        stages = {s: timings["worker_cpu"][f"weasyprint: {s}"] for s in ("parse", "layout", "pdf")}
+        assert len(total) == 2
+        for pid, cpu in total.items():
+            parts = [stages[s][pid] for s in stages]
+            assert all(part > 0 for part in parts)
+            assert sum(parts) <= cpu + 1e-6
+        assert "weasyprint" not in timings["parent_cpu"]
+    else:
+        cpu = timings["parent_cpu"]["weasyprint"]
+        parts = [timings["parent_cpu"][f"weasyprint: {s}"] for s in ("parse", "layout", "pdf")]
+        assert all(part > 0 for part in parts)
+        assert sum(parts) <= cpu + 1e-6
+        assert not timings["worker_cpu"]
