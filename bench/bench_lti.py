@@ -93,9 +93,6 @@ def main() -> int:
             "LTI_SCORE_RETRY_DELAY": "1",
             "LTI_SCORE_MAX_ATTEMPTS": "40",
             "LOG_LEVEL": "WARNING",
-            # Every launch comes from this one process's address: the per-address limit on
-            # login initiations (config/limits.py, 300 a minute) is not what is measured.
-            "LIMIT_LTI_LOGINS": "1000000",
             "DJANGO_SETTINGS_MODULE": "config.settings",
             # The landing page only needs static URLs, not the files: no collectstatic.
             "STATICFILES_STORAGE": "django.contrib.staticfiles.storage.StaticFilesStorage",

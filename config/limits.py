@@ -13,6 +13,14 @@ it, failed sign-ins from one address over every account are capped (``signin_add
 so one machine trying many usernames runs out of tries too, while a class signing in
 with the right passwords is never counted.
 
+LTI login initiations are counted for what can hurt: each one keeps an OIDC state in the
+cache until its launch comes, so an initiation counts against its address until a launch
+spends its state (``lti_logins_pending``). The login keeps its bucket's key beside the
+state; the launch that passes its checks (signed by the LMS, answering that login, from
+the browser holding its state cookie) takes the count back from that bucket
+(``FailureLimit.forgive``). A school's students, whose launches complete, never add up; a
+client that starts logins and never finishes them runs out.
+
 A refused client gets ``429 Too Many Requests`` with ``Retry-After`` and a page that says
 when to try again (``templates/429.html``).
 """
@@ -80,8 +88,9 @@ class FailureLimit:
             return None
         return max(1, math.ceil(ends - now))
 
-    def note(self, request: HttpRequest) -> None:
-        """Count one failure of this client (a wrong code, a refused login)."""
+    def note(self, request: HttpRequest) -> str:
+        """Count one failure of this client (a wrong code, a refused login); return the
+        key of the bucket it was counted in, for :meth:`forgive`."""
         key, ends = self._bucket(request, time.time())
         # The key lives a little longer than its window: a clock a second off between
         # web processes must not restart a count that is still being read.
@@ -90,6 +99,31 @@ class FailureLimit:
                 cache.incr(key)
             except ValueError:  # expired between add and incr
                 cache.add(key, 1, timeout=self.window + 5)
+        return key
+
+    def forgive(self, bucket: str) -> None:
+        """Take back one failure that :meth:`note` counted in ``bucket``, never below zero.
+
+        The bucket is the one the failure was counted in, whatever the window is now: a
+        bucket whose window is over (or that the cache evicted) is gone, and nothing is
+        taken from another. Each failure must be forgiven at most once; the caller sees to it.
+        """
+        if not bucket.startswith(f"limits:{self.name}:"):
+            return
+        try:
+            left = cache.decr(bucket)
+        except ValueError:  # expired or evicted: nothing left to take back
+            return
+        if left < 0:
+            # The bucket was evicted and counted again since the failure was noted: the
+            # take-back is undone, so that no client gains tries beyond the limit. (Redis
+            # may also have made the key anew, without expiry, between Django's check and
+            # its DECR; it gets one.)
+            try:
+                cache.incr(bucket)
+                cache.touch(bucket, timeout=self.window + 5)
+            except ValueError:  # gone meanwhile
+                pass
 
 
 def codes() -> FailureLimit:
@@ -104,8 +138,10 @@ def lti_logins() -> FailureLimit:
     )
 
 
-def lti_logins_all() -> FailureLimit:
-    """Every LTI login initiation: each one keeps a state in the cache for a while."""
+def lti_logins_pending() -> FailureLimit:
+    """LTI login initiations whose state no launch has spent: each one keeps a state in the
+    cache for a while. A valid launch forgives its initiation (the login keeps the bucket's
+    key beside its state); refused initiations stay counted, here and in :func:`lti_logins`."""
     return FailureLimit("lti-login", settings.LIMIT_LTI_LOGINS, 60)
 
 

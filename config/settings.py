@@ -413,7 +413,8 @@ LIMIT_SIGNIN_ADDRESS_WINDOW = env.int("LIMIT_SIGNIN_ADDRESS_WINDOW", default=900
 # mistypes a few; 30 students joining with the right code are never counted.
 LIMIT_CODE_FAILURES = env.int("LIMIT_CODE_FAILURES", default=30)
 LIMIT_CODE_WINDOW = env.int("LIMIT_CODE_WINDOW", default=600)
-# LTI login initiations per address: refused ones in ten minutes, and all per minute.
+# LTI login initiations per address: refused ones in ten minutes, and per minute those
+# whose launch has not come (a completed launch takes its count back: config/limits.py).
 LIMIT_LTI_LOGIN_FAILURES = env.int("LIMIT_LTI_LOGIN_FAILURES", default=20)
 LIMIT_LTI_LOGIN_WINDOW = 600
 LIMIT_LTI_LOGINS = env.int("LIMIT_LTI_LOGINS", default=300)

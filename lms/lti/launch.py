@@ -212,11 +212,14 @@ def _too_large() -> LaunchRefused:
 # --- login initiation ----------------------------------------------------------------------------
 
 
-def login_start(*, request: HttpRequest, params: dict[str, str]) -> tuple[str, str]:
+def login_start(
+    *, request: HttpRequest, params: dict[str, str], limit_bucket: str | None = None
+) -> tuple[str, str]:
     """Check a third-party login initiation; return the platform's auth URL and the state.
 
     The state's record (nonce, issuer, client id, the login's own parameters for a
-    re-launch in a new window) waits in the cache; the caller sets the state cookie.
+    re-launch in a new window, and ``limit_bucket``: where the login was counted,
+    ``config.limits``) waits in the cache; the caller sets the state cookie.
     """
     issuer = params.get("iss", "")
     login_hint = params.get("login_hint", "")
@@ -251,7 +254,12 @@ def login_start(*, request: HttpRequest, params: dict[str, str]) -> tuple[str, s
     }
     cache().set(
         _state_key(state),
-        {"nonce": nonce, "registration": registration.pk, "params": login_params},
+        {
+            "nonce": nonce,
+            "registration": registration.pk,
+            "params": login_params,
+            "limit_bucket": limit_bucket,
+        },
         STATE_TTL,
     )
     query = {
@@ -586,6 +594,12 @@ class MessageLaunch(DjangoMessageLaunch):
     def deployment(self) -> LtiDeployment:
         assert self.tool_config.deployment is not None
         return self.tool_config.deployment
+
+    @property
+    def limit_bucket(self) -> str | None:
+        """Where the login this launch answers was counted (``config.limits``), if anywhere."""
+        bucket = self._record.get("limit_bucket")
+        return bucket if isinstance(bucket, str) else None
 
 
 def on_this_host(url: str, request: HttpRequest) -> bool:

@@ -81,17 +81,18 @@ def login(request: HttpRequest) -> HttpResponse:
     """OIDC third-party login initiation: answered with a GET redirect (Moodle's Lax session cookie).
 
     Per address: refused initiations are few (a misconfigured LMS, someone probing), and
-    every initiation keeps a state in the cache, so both are limited; a school's students
-    launching together stay far below either.
+    every initiation keeps a state in the cache until its launch spends it, so both are
+    limited; the launch takes its initiation's count back, so a school's students
+    launching together never add up.
     """
-    for limit in (limits.lti_logins(), limits.lti_logins_all()):
+    for limit in (limits.lti_logins(), limits.lti_logins_pending()):
         wait = limit.retry_after(request)
         if wait is not None:
             return limits.too_many(request, wait, what=_("Too many LMS logins came from this address."))
-    limits.lti_logins_all().note(request)
+    bucket = limits.lti_logins_pending().note(request)
     try:
         params = launch_form(request).dict()
-        auth_url, state = login_start(request=request, params=params)
+        auth_url, state = login_start(request=request, params=params, limit_bucket=bucket)
     except LaunchRefused as error:
         limits.lti_logins().note(request)
         return refused(request, error)
@@ -142,6 +143,9 @@ def launch(request: HttpRequest) -> HttpResponse:
         )
     try:
         message = launch_validate(request)
+        if message.limit_bucket:
+            # The login's state is spent (once: its nonce is): its initiation holds nothing now.
+            limits.lti_logins_pending().forgive(message.limit_bucket)
         accepted = services.launch_accept(
             registration=message.registration, deployment=message.deployment, claims=message.claims
         )
