@@ -11,9 +11,14 @@ participant only theirs, and other notices make watchers read their view afresh
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import secrets
+import threading
 from collections.abc import Iterator
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -49,6 +54,8 @@ from .models import (
     Participant,
     PracticeRun,
 )
+
+logger = logging.getLogger(__name__)
 
 #: What a session's code opens in the code space (``games.lobby``).
 CODE_KIND = "session"
@@ -426,9 +433,55 @@ def session_publish(*, group: str, version: int, broadcast: dict[str, Any] | Non
     if pending is not None:
         pending.append((group, notice))
         return
+    notice_send(group=group, message=notice)
+
+
+#: How long a notice sent from a thread whose event loop is running waits for the thread
+#: that sends it (``notice_send``): that loop does nothing else meanwhile.
+NOTICE_SEND_IN_LOOP_WAIT_SECONDS = 2.0
+
+
+def notice_send(*, group: str, message: dict[str, Any]) -> None:
+    """``group_send`` a message on the channel layer from synchronous code, and wait for it.
+
+    ``async_to_sync`` refuses to run in a thread whose asyncio event loop is running (it
+    would deadlock it): Playwright's sync API keeps one in the browser tests' thread, and
+    so does synchronous code called straight from a coroutine. There the send goes to a
+    short-lived thread of its own, which runs ``async_to_sync`` on a loop of its own, and
+    the caller waits for it as it does elsewhere, but at most
+    ``NOTICE_SEND_IN_LOOP_WAIT_SECONDS``, as its loop is blocked meanwhile. A failure
+    of the send is raised to the caller either way (``transaction.on_commit(...,
+    robust=True)`` logs it and goes on); a send still under way after the wait is
+    logged and left to finish on its own.
+    """
     layer = get_channel_layer()
-    if layer is not None:
-        async_to_sync(layer.group_send)(group, notice)
+    if layer is None:
+        return
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # no running loop in this thread: the usual case
+        async_to_sync(layer.group_send)(group, message)
+        return
+    sent: Future[None] = Future()
+
+    def send() -> None:
+        try:
+            async_to_sync(layer.group_send)(group, message)
+        except BaseException as error:  # handed to the waiting caller
+            sent.set_exception(error)
+        else:
+            sent.set_result(None)
+
+    # A daemon: a send that hangs (an unreachable Redis) must not keep the process alive.
+    threading.Thread(target=send, name=f"notice-send-{group}", daemon=True).start()
+    try:
+        sent.result(timeout=NOTICE_SEND_IN_LOOP_WAIT_SECONDS)
+    except FutureTimeout:
+        logger.warning(
+            "The notice to %s was not sent within %s s; it goes on without being waited for.",
+            group,
+            NOTICE_SEND_IN_LOOP_WAIT_SECONDS,
+        )
 
 
 @contextmanager

@@ -34,8 +34,6 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
@@ -44,6 +42,7 @@ from django.utils.translation import gettext_lazy
 from content.models import Period, Status, Symbol, SymbolSet, Theme
 from content.permissions import content_visible_to, runs_for
 from games.lobby import LobbyError, Refusals, code_claim, code_release, is_signed_in, newcomer_name
+from games.services import notice_send
 
 from .models import Group, Suggestion, Workshop, WorkshopParticipant
 
@@ -401,8 +400,7 @@ def _changed(workshop: Workshop, *fields: str) -> None:
 def workshop_publish(*, group: str, version: int) -> None:
     """Tell everyone watching that the workshop changed; each fetches its own view.
 
-    The games' pattern (``games.services.session_publish``): only the version travels.
+    The games' pattern (``games.services.session_publish``): only the version travels,
+    sent as the games send theirs (``notice_send``, also from a thread with an event loop).
     """
-    layer = get_channel_layer()
-    if layer is not None:
-        async_to_sync(layer.group_send)(group, {"type": "workshop.changed", "version": version})
+    notice_send(group=group, message={"type": "workshop.changed", "version": version})
