@@ -24,7 +24,7 @@ from django.http import (
     JsonResponse,
 )
 from django.shortcuts import get_object_or_404
-from django.urls import path, reverse
+from django.urls import NoReverseMatch, path, reverse
 from django.utils.cache import add_never_cache_headers
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -33,11 +33,13 @@ from content.admin import KnowledgeBoardAdmin
 from content.models import LANGUAGES, BuildState, KnowledgeBoard
 from content.permissions import can_change
 
+from .lobby import CODE_KINDS
 from .models import (
     ActionRecord,
     ClassDuel,
     ClassRun,
     GameSession,
+    JoinCode,
     KnowledgeBalanceRun,
     NamingRecord,
     Participant,
@@ -134,6 +136,42 @@ class PracticeAssignmentAdmin(ReadOnlyAdmin):
 class PracticeRunAdmin(ReadOnlyAdmin):
     list_display = ("id", "assignment", "student", "mode", "won", "seconds", "started")
     list_select_related = ("assignment", "student")  # the assignment may be empty: named here
+
+
+@admin.register(JoinCode)
+class JoinCodeAdmin(ReadOnlyAdmin):
+    """The one code space (``games.lobby``): each code, what it opens and since when.
+
+    The services draw and release codes (``code_claim``, ``code_release``) and copy each to
+    its object's own column, so nothing is typed, changed or deleted here: a deleted claim
+    would free a code that a session, practice or class still shows. A claim names its
+    object by kind and id, not by a foreign key: the list reads one query for its rows,
+    and "opens" links to the object's admin page without reading the object.
+    """
+
+    list_display = ("code", "opens", "claimed", "released")
+    list_filter = ("kind", ("released", admin.EmptyFieldListFilter))
+    search_fields = ("code",)
+    date_hierarchy = "claimed"
+    ordering = ("-claimed",)
+    fields = ("code", "kind", "object_id", "opens", "claimed", "released")
+    readonly_fields = fields
+
+    @admin.display(description=_("opens"), ordering="kind")
+    def opens(self, claim: JoinCode) -> str:
+        spec = CODE_KINDS.get(claim.kind)
+        if spec is None:
+            return f"{claim.kind} {claim.object_id}"
+        meta = spec.model._meta
+        label = f"{meta.verbose_name} {claim.object_id}"
+        try:
+            url = reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[claim.object_id])
+        except NoReverseMatch:  # a kind whose model has no admin page
+            return label
+        return format_html('<a href="{}">{}</a>', url, label)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 # --- Knowledge? boards: the balance simulator on the board's page ----------------------------

@@ -9,6 +9,7 @@ index order gives the same state (``python manage.py replay``).
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
@@ -17,6 +18,7 @@ from django.utils.translation import pgettext_lazy
 
 from content.models import BuildJob, KnowledgeBoard
 from games.engines import GAMES
+from games.engines.znajznak import MAX_CARDS_PER_PLAYER, MIN_CARDS_PER_PLAYER
 
 
 class JoinCode(models.Model):
@@ -363,6 +365,23 @@ class ClassDuel(models.Model):
         return f"round {self.round} · {self.session.join_code}"
 
 
+def validate_cards_per_player(value: int) -> None:
+    """ZnajZnak's cards per player, the engine's rule (``games.engines.znajznak``,
+    ``MIN_CARDS_PER_PLAYER`` to ``MAX_CARDS_PER_PLAYER``): the practice's field, the practice
+    and homework forms and the practice service all refuse with this message."""
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    if not whole or not MIN_CARDS_PER_PLAYER <= value <= MAX_CARDS_PER_PLAYER:
+        raise ValidationError(
+            _(
+                "Cards per player must be a whole number from %(low)d to %(high)d. The rulebook "
+                "deals 5, or 4 when the group has more than 26; with one card the first STOP ends "
+                "the game before anyone names a symbol."
+            ),
+            code="cards_per_player",
+            params={"low": MIN_CARDS_PER_PLAYER, "high": MAX_CARDS_PER_PLAYER},
+        )
+
+
 class PracticeAssignment(models.Model):
     """A teacher's practice for students alone: against the clock or a simulated opponent.
 
@@ -385,7 +404,9 @@ class PracticeAssignment(models.Model):
     )
     card_set = models.CharField(_("card set"), max_length=3, blank=True)
     mode = models.CharField(_("mode"), max_length=8, choices=Mode.choices, default=Mode.EITHER)
-    cards_per_player = models.PositiveSmallIntegerField(_("cards"), default=5)
+    cards_per_player = models.PositiveSmallIntegerField(
+        _("cards"), default=5, validators=[validate_cards_per_player]
+    )
     bot_seconds = models.DecimalField(
         _("opponent's seconds per find"), max_digits=5, decimal_places=1, default=8
     )

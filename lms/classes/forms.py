@@ -101,7 +101,7 @@ class AssignmentForm(forms.Form):
         choices=PracticeAssignment.Mode.choices,
         initial=PracticeAssignment.Mode.EITHER,
     )
-    cards_per_player = forms.IntegerField(label=_("Cards per player"), min_value=2, max_value=30, initial=5)
+    cards_per_player = znajznak_forms.cards_per_player_field()
     bot_seconds = znajznak_forms.bot_seconds_field()
     bot_accuracy = znajznak_forms.bot_accuracy_field()
     board = forms.ModelChoiceField(label=_("Knowledge? board"), queryset=None, required=False)

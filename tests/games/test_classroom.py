@@ -31,7 +31,13 @@ def test_five_cards_each_four_when_the_class_has_more_than_26_players():
 def test_a_lesson_set_too_small_for_two_hands_deals_half_its_cards_each():
     assert classroom.hand_size(10, 5) == 5
     assert classroom.hand_size(9, 5) == 4
-    assert classroom.hand_size(3, 5) == 1
+
+
+def test_a_hand_is_never_below_the_rules_two_cards():
+    """A practice saved with one card a player before the rule plays with two; a set too
+    small for two hands of two is then refused by the engine, which names its cards."""
+    assert classroom.hand_size(13, 1) == 2
+    assert classroom.hand_size(3, 5) == 2
 
 
 @pytest.mark.parametrize("count", [2, 3, 7, 26, 27])
@@ -203,7 +209,8 @@ def test_the_lobby_is_never_played_and_latecomers_play_from_the_next_round(teach
 
 def test_a_tournament_gives_each_duel_a_set_its_players_have_not_played(teacher):
     run, _ = class_with(teacher, 4, set_mode="rotate")
-    run.deck.plan = deck_plan(snapshot=run.deck.snapshot, options={"sets": 4}, seed=1)
+    # 13 cards in sets of 5, 4 and 4: each deals two hands of the rule's two cards or more.
+    run.deck.plan = deck_plan(snapshot=run.deck.snapshot, options={"sets": 3}, seed=1)
     run.deck.save()
     played: dict[int, set[str]] = {}
     for _round in range(2):
@@ -215,6 +222,16 @@ def test_a_tournament_gives_each_duel_a_set_its_players_have_not_played(teacher)
                 assert duel.card_set not in played.get(pk, set())
                 played.setdefault(pk, set()).add(duel.card_set)
         run.refresh_from_db()
+
+
+def test_a_tournament_rotates_only_sets_that_deal_two_hands_of_two_cards(teacher):
+    run, _ = class_with(teacher, 4, set_mode="rotate")
+    # 13 cards in sets of 4, 3, 3 and 3: only the first deals two hands of two.
+    run.deck.plan = deck_plan(snapshot=run.deck.snapshot, options={"sets": 4}, seed=1)
+    run.deck.save()
+    labels = run.deck.plan["card_labels"]
+    for duel in class_round_start(run=run, by=teacher):
+        assert labels.count(duel.card_set) >= 2 * znajznak.MIN_CARDS_PER_PLAYER
 
 
 def test_the_next_round_closes_unfinished_duels_and_pairs_winners_together(teacher):

@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -341,3 +342,114 @@ def test_a_new_game_never_takes_a_practices_code(assignment, teacher, monkeypatc
     response = signed_in(UserFactory()).get(reverse("games:join_code", args=[assignment.code]))
     assert response.status_code == 302
     assert response["Location"] == reverse("games:practice", kwargs={"code": assignment.code})
+
+
+# --- cards per player: a whole number from 2 to 66 (games.engines.znajznak) ----------------------
+
+#: The rule as a teacher reads it, wherever it refuses (page, service, field, engine).
+RULE = (
+    "Cards per player must be a whole number from 2 to 66. The rulebook deals 5, or 4 when the "
+    "group has more than 26; with one card the first STOP ends the game before anyone names a symbol."
+)
+
+
+def practice_form(deck: Deck, cards_per_player: Any) -> dict[str, Any]:
+    return {
+        "title": "Karty",
+        "deck": deck.pk,
+        "mode": "either",
+        "cards_per_player": cards_per_player,
+        "bot_seconds": "8",
+        "bot_accuracy": 80,
+    }
+
+
+@pytest.mark.parametrize("cards_per_player", [1, 67])
+def test_the_practice_page_deals_two_to_sixty_six_cards_a_player(teacher, cards_per_player):
+    response = signed_in(teacher).post(
+        reverse("games:practice_new"), practice_form(small_deck(teacher), cards_per_player)
+    )
+
+    assert response.status_code == 200
+    assert response.context["form"].errors["cards_per_player"] == [RULE]
+    assert not PracticeAssignment.objects.exists()
+
+
+def test_the_practice_page_takes_66_cards_a_player_and_a_small_deck_deals_what_it_has(teacher, student):
+    response = signed_in(teacher).post(reverse("games:practice_new"), practice_form(small_deck(teacher), 66))
+
+    assert response.status_code == 302
+    assignment = PracticeAssignment.objects.get()
+    assert assignment.cards_per_player == 66
+    run = practice_start(assignment=assignment, student=student, mode="clock")
+    assert run.session.setup["cards_per_player"] == 6  # the deck's 13 cards, half each
+
+
+@pytest.mark.parametrize("cards_per_player", [1, 67])
+def test_practice_set_through_the_service_deals_two_to_sixty_six_cards_a_player(teacher, cards_per_player):
+    """The service refuses too: homework and the LMS's activity picker set practice through it."""
+    with pytest.raises(SessionError) as refused:
+        practice_assignment_create(
+            owner=teacher, title="", deck=small_deck(teacher), cards_per_player=cards_per_player
+        )
+    assert (refused.value.code, str(refused.value)) == ("invalid_setup", RULE)
+    assert not PracticeAssignment.objects.exists()
+
+
+@pytest.mark.parametrize(("cards_per_player", "valid"), [(1, False), (2, True), (66, True), (67, False)])
+def test_a_practices_cards_per_player_field_takes_two_to_sixty_six(teacher, cards_per_player, valid):
+    practice = PracticeAssignment(
+        owner=teacher,
+        title="Karty",
+        code="ABC123",
+        deck=small_deck(teacher),
+        cards_per_player=cards_per_player,
+    )
+    if valid:
+        practice.full_clean()
+        return
+    with pytest.raises(ValidationError) as refused:
+        practice.full_clean()
+    assert refused.value.message_dict == {"cards_per_player": [RULE]}
+
+
+def test_the_engine_refuses_with_the_rule_the_teacher_reads():
+    assert znajznak.CARDS_PER_PLAYER_RULE == RULE
+
+
+def test_a_practice_set_to_one_card_before_the_rule_deals_two(assignment, student):
+    PracticeAssignment.objects.filter(pk=assignment.pk).update(cards_per_player=1)
+    assignment.refresh_from_db()
+
+    run = practice_start(assignment=assignment, student=student, mode="clock")
+
+    assert run.session.setup["cards_per_player"] == 2
+
+
+def test_the_migration_gives_practices_saved_with_one_card_the_rules_two(assignment):
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("games.migrations.0011_practice_cards_per_player_rule")
+    PracticeAssignment.objects.filter(pk=assignment.pk).update(cards_per_player=1)
+    kept = practice_assignment_create(
+        owner=assignment.owner, title="", deck=assignment.deck, cards_per_player=4
+    )
+
+    migration.at_least_two(apps, None)
+
+    assert PracticeAssignment.objects.get(pk=assignment.pk).cards_per_player == 2
+    assert PracticeAssignment.objects.get(pk=kept.pk).cards_per_player == 4
+
+
+def test_a_practice_refuses_a_lesson_set_too_small_for_two_hands_of_two_cards(teacher):
+    deck = small_deck(teacher, sets=5)  # 13 cards: sets of 3, 3, 3, 2 and 2
+    labels = deck.plan["card_labels"]
+    small = next(label for label in sorted(set(labels)) if labels.count(label) == 3)
+
+    with pytest.raises(SessionError) as refused:
+        practice_assignment_create(owner=teacher, title="", deck=deck, card_set=small)
+
+    assert f"Lesson set {small} has 3 cards" in str(refused.value)
+    assert not PracticeAssignment.objects.exists()

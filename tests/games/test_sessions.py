@@ -326,7 +326,7 @@ def test_a_session_can_deal_one_lesson_set_of_a_built_deck(teacher):
     client = signed_in(teacher)
 
     response = client.post(reverse("games:session_new"), {
-        "game": "znajznak", "variant": "duel", "deck": deck.pk, "card_set": "b", "cards_per_player": 1,
+        "game": "znajznak", "variant": "duel", "deck": deck.pk, "card_set": "b", "cards_per_player": 2,
     })  # fmt: skip
 
     session = GameSession.objects.get()
@@ -347,6 +347,20 @@ def test_a_session_can_deal_one_lesson_set_of_a_built_deck(teacher):
     assert refused.status_code == 200 and "Choose a deck or a symbol set." in refused.content.decode()
     with pytest.raises(SessionError):
         znajznak_setup_from_deck(deck=deck, card_set="Z")
+
+
+@pytest.mark.parametrize("cards", [1, znajznak.MAX_CARDS_PER_PLAYER + 1])
+def test_the_start_page_deals_the_rules_two_cards_a_player_or_more(teacher, cards):
+    deck = Deck.objects.create(
+        name="Mała talia", owner=teacher, state=BuildState.DONE, snapshot={"symbols": []}, plan={}
+    )
+    page = signed_in(teacher).post(
+        reverse("games:session_new"),
+        {"game": "znajznak", "variant": "duel", "deck": deck.pk, "cards_per_player": cards},
+    )
+    assert page.status_code == 200
+    assert "Cards per player must be a whole number from 2 to 66." in page.content.decode()
+    assert not GameSession.objects.exists()
 
 
 def test_students_do_not_reach_the_start_page(student):

@@ -14,10 +14,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import classroom, selectors, services
+from games.engines import znajznak
 from games.engines.base import rng_for
 from games.models import ClassDuel, ClassRun, GameSession, Participant
 
 from .services import znajznak_setup_from_deck
+
+#: The fewest cards a lesson set needs to deal a duel: two hands of the rule's fewest.
+_TWO_HANDS = 2 * znajznak.MIN_CARDS_PER_PLAYER
 
 
 def _deck_card_sets(deck: Any) -> dict[str, int]:
@@ -47,7 +51,7 @@ def class_run_create(
     if set_mode == ClassRun.SetMode.ONE and not card_set:
         raise services.SessionError("invalid_setup", _("Choose the lesson card set (its letter)."))
     if set_mode == ClassRun.SetMode.ROTATE and not [
-        label for label, count in _deck_card_sets(deck).items() if count >= 2
+        label for label, count in _deck_card_sets(deck).items() if count >= _TWO_HANDS
     ]:
         raise services.SessionError("invalid_setup", _("This deck has no lesson card sets to rotate."))
     setup, assets = znajznak_setup_from_deck(deck=deck, card_set=card_set, timer=timer)
@@ -123,7 +127,7 @@ def class_round_start(*, run: ClassRun, by: Any) -> list[ClassDuel]:
         )
         if run.set_mode == ClassRun.SetMode.ROTATE:
             sizes = _deck_card_sets(run.deck)
-            choices = [label for label, count in sizes.items() if count >= 2]
+            choices = [label for label, count in sizes.items() if count >= _TWO_HANDS]
             card_sets = classroom.card_sets_assign(
                 pairing.pairs, choices, played, seed=lobby.seed, round_number=round_number
             )

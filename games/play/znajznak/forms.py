@@ -11,7 +11,8 @@ from django.utils.translation import gettext_lazy
 
 from content.models import Deck
 from games import selectors as game_selectors
-from games.models import ClassRun, PracticeAssignment
+from games.engines import znajznak
+from games.models import ClassRun, PracticeAssignment, validate_cards_per_player
 
 from .practice import BOT_DEFAULT_ACCURACY, BOT_DEFAULT_SECONDS
 
@@ -25,6 +26,20 @@ def bot_seconds_field() -> forms.DecimalField:
         max_value=Decimal("120"),
         decimal_places=1,
         initial=BOT_DEFAULT_SECONDS,
+    )
+
+
+def cards_per_player_field() -> forms.IntegerField:
+    """The cards dealt to each player, as every form that sets up a practice asks it: one
+    rule and one message (``games.models.validate_cards_per_player``), its limits given to
+    the browser as well."""
+    return forms.IntegerField(
+        label=gettext_lazy("Cards per player"),
+        initial=znajznak.DEFAULT_CARDS_PER_PLAYER,
+        validators=[validate_cards_per_player],
+        widget=forms.NumberInput(
+            attrs={"min": znajznak.MIN_CARDS_PER_PLAYER, "max": znajznak.MAX_CARDS_PER_PLAYER}
+        ),
     )
 
 
@@ -81,9 +96,7 @@ class PracticeForm(forms.Form):
         choices=PracticeAssignment.Mode.choices,
         initial=PracticeAssignment.Mode.EITHER,
     )
-    cards_per_player = forms.IntegerField(
-        label=gettext_lazy("Cards per player"), min_value=1, max_value=30, initial=5
-    )
+    cards_per_player = cards_per_player_field()
     bot_seconds = bot_seconds_field()
     bot_accuracy = bot_accuracy_field()
     timer_minutes = forms.IntegerField(

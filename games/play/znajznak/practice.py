@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -19,7 +20,13 @@ from games import classroom, selectors, services
 from games.engines import engine_for, znajznak
 from games.engines.base import rng_for
 from games.lobby import code_claim, display_name, unique_name
-from games.models import GameSession, Participant, PracticeAssignment, PracticeRun
+from games.models import (
+    GameSession,
+    Participant,
+    PracticeAssignment,
+    PracticeRun,
+    validate_cards_per_player,
+)
 from games.signals import practice_run_finished
 
 from .services import znajznak_setup_from_deck
@@ -40,16 +47,38 @@ def practice_assignment_create(
     deck: Any,
     card_set: str = "",
     mode: str = PracticeAssignment.Mode.EITHER,
-    cards_per_player: int = 5,
+    cards_per_player: int = znajznak.DEFAULT_CARDS_PER_PLAYER,
     bot_seconds: Decimal | float | int = BOT_DEFAULT_SECONDS,
     bot_accuracy: int = BOT_DEFAULT_ACCURACY,
     timer: int | None = None,
 ) -> PracticeAssignment:
-    """Practice for students alone, with the simulated opponent's speed the teacher sets."""
+    """Practice for students alone, with the simulated opponent's speed the teacher sets.
+
+    Every way of setting one comes here (the practice page, homework, the LMS's activity
+    picker), so the engine's rule for cards per player is checked here, with the message the
+    forms give (``validate_cards_per_player``).
+    """
     if not getattr(owner, "can_author", False):
         raise services.SessionError("not_allowed", _("Only teachers set practice."))
+    try:
+        validate_cards_per_player(cards_per_player)
+    except ValidationError as error:
+        raise services.SessionError("invalid_setup", error.messages[0]) from None
     card_set = card_set.strip().upper()
-    znajznak_setup_from_deck(deck=deck, card_set=card_set)  # refuses a deck or set that cannot deal
+    setup, _assets = znajznak_setup_from_deck(deck=deck, card_set=card_set)  # refuses a deck that cannot deal
+    count, least = len(setup["cards"]), znajznak.MIN_CARDS_PER_PLAYER
+    if count < 2 * least:
+        if card_set:
+            message = _(
+                "Lesson set %(label)s has %(count)d cards: a duel deals at least %(least)d to each "
+                "player. Choose a bigger set, or no set for the whole deck."
+            ) % {"label": card_set, "count": count, "least": least}
+        else:
+            message = _("The deck has %(count)d cards: a duel deals at least %(least)d to each player.") % {
+                "count": count,
+                "least": least,
+            }
+        raise services.SessionError("invalid_setup", message)
     if not 0 <= int(bot_accuracy) <= 100:
         raise services.SessionError("invalid_setup", _("The opponent's right names are 0 to 100 %."))
     if Decimal(str(bot_seconds)) <= 0:
