@@ -218,7 +218,13 @@ def test_the_join_entry_answers_an_unpublished_quiz_and_an_ended_workshop_as_unk
     client = signed_in(student)
 
     for code in (draft.code, workshop.join_code, "QQQQQQ"):
-        assert client.get(reverse("games:join_code", args=[code])).status_code == 404
+        page = client.get(reverse("games:join_code", args=[code]))
+        assert page.status_code == 404
+        # The entry opens every kind, so its message names them all, not games alone.
+        assert (
+            f"Nothing open has the code {code}: no game, practice, quiz, workshop or class."
+            in page.content.decode()
+        )
 
 
 # --- the codes that existed before the code space -----------------------------------------------
