@@ -74,6 +74,7 @@ from . import live_sqlite, selectors, services, sockets, timers
 from .actions import Stored, action_stored
 from .database_threads import in_database_thread
 from .engines import engine_for
+from .engines.base import Engine, State
 from .models import ActionRecord, GameSession, NamingRecord, Participant
 
 logger = logging.getLogger(__name__)
@@ -90,8 +91,8 @@ class LiveTable:
     """What one process holds of a running game between its actions."""
 
     session: GameSession  # the row as read at load: setup, assets, kind, timer; ``version`` kept current
-    engine: Any
-    state: Any  # the engine's state at ``session.version``
+    engine: Engine
+    state: State  # the engine's state at ``session.version``
     participants: list[Participant]
     #: A class duel's lobby, whose projector lists every duel's card counts; ``None`` for a game.
     lobby_id: int | None = None
@@ -101,7 +102,7 @@ class LiveTable:
     parts: dict[str, Any] = field(default_factory=dict)
     encoded: dict[str, tuple[Any, str]] = field(default_factory=dict)
 
-    def state_json(self, state: Any) -> str:
+    def state_json(self, state: State) -> str:
         """``state``'s JSON for the row. A part that is the very object of the last state's
         (most of the bytes) is encoded once and kept; the others, a few hundred bytes, in
         one call."""
@@ -373,6 +374,7 @@ def _table_load(session_id: int) -> LiveTable | None:
     ).first()
     if session is None:
         return None
+    assert session.state is not None  # filtered in the query
     engine = engine_for(session.game)
     state = engine.state_from_dict(session.state)
     session.state = None  # the table's engine state is the current one; the row's JSON is not kept
@@ -620,7 +622,9 @@ async def present(session_id: int) -> bool:
 
 
 def _layer_crosses_processes() -> bool:
-    return not settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND", "").startswith("channels.layers.")
+    layer = settings.CHANNEL_LAYERS.get("default", {})
+    backend = layer.get("BACKEND", "") if isinstance(layer, dict) else ""
+    return not str(backend).startswith("channels.layers.")
 
 
 def connections_close() -> None:

@@ -186,8 +186,10 @@ def practice_bot_act(*, session_id: int, version: int, now: Any = None) -> BotTu
         what, wait = due
         if wait > 0:
             return BotTurn(False, "not_yet", wait)
+        if session.state is None:  # not dealt yet
+            return BotTurn(False, "waiting")
         engine = engine_for(session.game)
-        state = engine.state_from_dict(session.state)
+        state = znajznak.state_from_dict(session.state)  # a practice is a ZnajZnak duel
         if what == "time_up":
             services.session_apply_locked(session, engine, None, {"type": "time_up"})
         elif what == "lift_penalty":
@@ -196,8 +198,8 @@ def practice_bot_act(*, session_id: int, version: int, now: Any = None) -> BotTu
             services.session_apply_locked(session, engine, "p2", {"type": "stop", "symbol": symbol})
         else:
             symbol = znajznak.common_symbol(state, "p2")
-            state = services.session_apply_locked(session, engine, "p2", {"type": "stop", "symbol": symbol})
-            if not engine.is_terminal(state):
+            after = services.session_apply_locked(session, engine, "p2", {"type": "stop", "symbol": symbol})
+            if not engine.is_terminal(after):
                 knows = rng_for(session.seed, "bot", session.version).random() * 100 < run.bot_accuracy
                 naming = (
                     {"type": "name", "text": state.names[symbol].name} if knows else {"type": "dont_know"}
