@@ -28,6 +28,7 @@ from django.urls import NoReverseMatch, path, reverse
 from django.utils.cache import add_never_cache_headers
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from content.admin import KnowledgeBoardAdmin
 from content.models import LANGUAGES, BuildState, KnowledgeBoard
@@ -157,7 +158,7 @@ class JoinCodeAdmin(ReadOnlyAdmin):
     fields = ("code", "kind", "object_id", "opens", "claimed", "released")
     readonly_fields = fields
 
-    @admin.display(description=_("opens"), ordering="kind")
+    @admin.display(description=pgettext_lazy("join code", "opens"), ordering="kind")
     def opens(self, claim: JoinCode) -> str:
         spec = CODE_KINDS.get(claim.kind)
         if spec is None:

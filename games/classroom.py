@@ -25,9 +25,9 @@ Readings where the rulebook is silent:
   repeats for it; among those, the set used least this round, then least in the whole
   run, then drawn by the seed. Choosing per pair is optimal for the total as well.
 * A lesson set of the boxed game has about ten cards: when a set has fewer cards than
-  two hands need, each player gets half the set's cards (:func:`hand_size`), but never
-  fewer than the engine's two (``znajznak.MIN_CARDS_PER_PLAYER``): a set too small for
-  that is refused by the engine, which says how many cards it has.
+  two hands need, each player gets half the set's cards (:func:`hand_size`). New
+  practices and class runs refuse sets that cannot deal two hands of the rule's two
+  cards (``znajznak.MIN_CARDS_PER_PLAYER``); runs set up before that rule keep playing.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from games.engines.base import rng_for
-from games.engines.znajznak import MIN_CARDS_PER_PLAYER
 
 __all__ = [
     "BIG_CLASS",
@@ -63,14 +62,12 @@ def cards_per_player_for(class_size: int) -> int:
 
 
 def hand_size(cards_in_deck: int, wanted: int, players: int = 2) -> int:
-    """The cards each player gets: ``wanted``, or as many as the deck deals evenly, and never
-    fewer than the rule's two (a practice saved with one card a player before the rule was
-    kept plays with two).
+    """The cards each player gets: ``wanted``, or as many as the deck deals evenly.
 
-    >>> hand_size(10, 5), hand_size(4, 5), hand_size(133, 4), hand_size(13, 1)
-    (5, 2, 4, 2)
+    >>> hand_size(10, 5), hand_size(4, 5), hand_size(133, 4)
+    (5, 2, 4)
     """
-    return max(MIN_CARDS_PER_PLAYER, min(wanted, cards_in_deck // players))
+    return max(1, min(wanted, cards_in_deck // players))
 
 
 @dataclass(frozen=True)

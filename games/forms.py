@@ -11,12 +11,13 @@ from django.utils.translation import gettext_lazy
 
 from content.models import Deck, SymbolSet
 from content.permissions import content_visible_to
-from games.engines import engine_for, znajznak
+from games.engines import engine_for
 from games.lobby import NICKNAME_MAX_LENGTH
+from games.play.znajznak.forms import cards_per_player_field
 from games.play.znajznak.services import znajznak_setup_from_deck, znajznak_setup_from_symbol_set
 
 from . import selectors
-from .models import GAME_LABELS, VARIANT_LABELS, validate_cards_per_player
+from .models import GAME_LABELS, VARIANT_LABELS
 
 
 class SessionForm(forms.Form):
@@ -46,14 +47,7 @@ class SessionForm(forms.Form):
         required=False,
         help_text=gettext_lazy("Without a deck: the cards are made from the set in its order."),
     )
-    cards_per_player = forms.IntegerField(
-        label=gettext_lazy("Cards per player (duel and multiplayer)"),
-        initial=znajznak.DEFAULT_CARDS_PER_PLAYER,
-        validators=[validate_cards_per_player],
-        widget=forms.NumberInput(
-            attrs={"min": znajznak.MIN_CARDS_PER_PLAYER, "max": znajznak.MAX_CARDS_PER_PLAYER}
-        ),
-    )
+    cards_per_player = cards_per_player_field(gettext_lazy("Cards per player (duel and multiplayer)"))
     timer_minutes = forms.IntegerField(
         label=gettext_lazy("Timer in minutes (optional)"),
         min_value=1,

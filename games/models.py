@@ -32,7 +32,7 @@ class JoinCode(models.Model):
     """
 
     code = models.CharField(_("code"), max_length=6)
-    kind = models.CharField(_("opens"), max_length=12)
+    kind = models.CharField(pgettext_lazy("join code", "opens"), max_length=12)
     object_id = models.PositiveBigIntegerField(_("object id"))
     claimed = models.DateTimeField(_("claimed"), default=timezone.now)
     released = models.DateTimeField(_("released"), null=True, blank=True)

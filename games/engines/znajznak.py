@@ -23,9 +23,11 @@ Setup::
   ``birth_date`` (YYYY-MM-DD, for logs that carry one).
 * ``cards_per_player``: duel and multiplayer, default 5 ("If the group has more than
   26 people, only four cards are dealt": the session layer decides and passes 4); a
-  whole number from 2 to 66 (:data:`MIN_CARDS_PER_PLAYER`, :data:`MAX_CARDS_PER_PLAYER`),
-  and the deck must hold that many for every player.  The warm-up deals the whole deck
-  and ignores it.
+  whole number of at least 1 that the deck holds for every player.  A new game is set
+  up with 2 to 66 (:data:`MIN_CARDS_PER_PLAYER`, :data:`MAX_CARDS_PER_PLAYER`: the
+  forms and services check it, ``games.models.validate_cards_per_player``); the engine
+  still deals 1, so the logs of games dealt before that rule replay.  The warm-up deals
+  the whole deck and ignores it.
 * ``timer``: optional seconds (note c suggests 600); the engine does not keep time,
   the session layer sends ``{"type": "time_up"}`` when it runs out.
 
@@ -45,11 +47,11 @@ Readings where the rulebook is silent or speaks of a table, not a screen:
   time in seating order; each stack lists its cards in the order they were dealt.
   Warm-up: "dealt out evenly" - each player gets ``len(cards) // players`` cards and
   the leftover cards stay out of the game (``out``), as do the cards not dealt in the
-  duel and multiplayer variants.  Every variant deals at least two cards a player: with
-  one, the warm-up's youngest would win by laying out the first card, and in the duel and
-  the multiplayer variant the first to point at the common symbol on that last card wins
-  ("That player does not have to name it"): nobody would name a symbol.  At most 66: the
-  boxed game's 132 game cards ("Components") dealt to the two players of a duel.
+  duel and multiplayer variants.  A warm-up needs at least two cards a player (with one
+  the youngest would win by laying out the first card).  A new duel or multiplayer game is
+  dealt at least two too: with one, the first to point at the common symbol on that last
+  card wins ("That player does not have to name it") and nobody names a symbol.  At most
+  66: the boxed game's 132 game cards ("Components") dealt to the two players of a duel.
 * "The youngest player" (Warm-up: who lays the first card; note c: who wins a tie) is
   decided by the least personal data that does it: the facilitator's age order
   (``age_rank``, 1 = the youngest) when every player concerned has one; else the latest
@@ -129,18 +131,12 @@ PLAYER_COUNTS: Mapping[str, tuple[int, int]] = MappingProxyType(
 )
 #: "Each player receives five cards".
 DEFAULT_CARDS_PER_PLAYER = 5
-#: The fewest cards a player is dealt, in every variant: with one the game ends at the first
-#: STOP on it ("That player does not have to name it"), before anyone names a symbol.
+#: The fewest cards a new game deals a player: with one the game ends at the first STOP on
+#: it ("That player does not have to name it"), before anyone names a symbol. The session
+#: layer checks it (``games.models.validate_cards_per_player``); the engine deals 1 for old logs.
 MIN_CARDS_PER_PLAYER = 2
 #: The most: "132 game cards" (Components), the boxed game's deck, dealt to a duel's two players.
 MAX_CARDS_PER_PLAYER = 132 // 2
-#: Why a ``cards_per_player`` is refused, as the teacher reads it (forms, the practice service
-#: and the model field say the same: ``games.models.validate_cards_per_player``).
-CARDS_PER_PLAYER_RULE = (
-    f"Cards per player must be a whole number from {MIN_CARDS_PER_PLAYER} to {MAX_CARDS_PER_PLAYER}. "
-    f"The rulebook deals {DEFAULT_CARDS_PER_PLAYER}, or 4 when the group has more than 26; "
-    "with one card the first STOP ends the game before anyone names a symbol."
-)
 #: Longest typed name accepted; longer text is refused as malformed.
 MAX_NAME_LENGTH = 200
 
@@ -555,7 +551,7 @@ def new_game(setup: Mapping[str, Any], *, seed: int, variant: str) -> State:
     if variant == "warm_up":
         cards_per_player: int | None = None
         per_player = len(cards) // count
-        if per_player < MIN_CARDS_PER_PLAYER:
+        if per_player < 2:
             raise InvalidSetup(
                 f"A warm-up deals the deck out evenly; {len(cards)} cards for {count} players "
                 "leave fewer than two each. Use a bigger deck."
@@ -565,9 +561,9 @@ def new_game(setup: Mapping[str, Any], *, seed: int, variant: str) -> State:
         if (
             not isinstance(cards_per_player, int)
             or isinstance(cards_per_player, bool)
-            or not MIN_CARDS_PER_PLAYER <= cards_per_player <= MAX_CARDS_PER_PLAYER
+            or cards_per_player < 1
         ):
-            raise InvalidSetup(CARDS_PER_PLAYER_RULE)
+            raise InvalidSetup("'cards_per_player' must be a whole number of at least 1 (usually 5, or 4).")
         per_player = cards_per_player
         if per_player * count > len(cards):
             raise InvalidSetup(

@@ -33,13 +33,6 @@ def test_a_lesson_set_too_small_for_two_hands_deals_half_its_cards_each():
     assert classroom.hand_size(9, 5) == 4
 
 
-def test_a_hand_is_never_below_the_rules_two_cards():
-    """A practice saved with one card a player before the rule plays with two; a set too
-    small for two hands of two is then refused by the engine, which names its cards."""
-    assert classroom.hand_size(13, 1) == 2
-    assert classroom.hand_size(3, 5) == 2
-
-
 @pytest.mark.parametrize("count", [2, 3, 7, 26, 27])
 def test_every_player_is_paired_once_or_sits_out(count):
     players = [f"s{i}" for i in range(count)]
@@ -232,6 +225,38 @@ def test_a_tournament_rotates_only_sets_that_deal_two_hands_of_two_cards(teacher
     labels = run.deck.plan["card_labels"]
     for duel in class_round_start(run=run, by=teacher):
         assert labels.count(duel.card_set) >= 2 * znajznak.MIN_CARDS_PER_PLAYER
+
+
+def test_a_run_set_up_before_the_rule_on_small_sets_only_says_so_rather_than_failing(teacher):
+    run, _ = class_with(teacher, 4, set_mode="rotate")
+    # 13 cards in sets of 3, 3, 3, 2 and 2: none deals two hands of two.
+    run.deck.plan = deck_plan(snapshot=run.deck.snapshot, options={"sets": 5}, seed=1)
+    run.deck.save()
+
+    with pytest.raises(SessionError, match="No lesson set of this deck deals a duel of two cards each"):
+        class_round_start(run=run, by=teacher)
+    run.refresh_from_db()
+    assert run.round == 0 and not ClassDuel.objects.exists()
+
+
+@pytest.mark.parametrize("sets", [4, 5])
+def test_a_class_run_on_one_lesson_set_needs_two_hands_of_the_rules_two_cards(teacher, sets):
+    deck = built_deck(teacher, sets=sets)
+    labels = deck.plan["card_labels"]
+    small = next(label for label in sorted(set(labels)) if labels.count(label) < 4)
+
+    with pytest.raises(SessionError) as refused:
+        class_run_create(facilitator=teacher, deck=deck, set_mode="one", card_set=small)
+
+    count = labels.count(small)
+    assert str(refused.value) == (
+        f"Lesson set {small} has {count} cards: a duel deals at least 2 to each player. "
+        "Choose a bigger set, or no set for the whole deck."
+    )
+    assert not ClassRun.objects.exists()
+    big = next((label for label in sorted(set(labels)) if labels.count(label) >= 4), None)
+    if big is not None:
+        assert class_run_create(facilitator=teacher, deck=deck, set_mode="one", card_set=big).card_set == big
 
 
 def test_the_next_round_closes_unfinished_duels_and_pairs_winners_together(teacher):

@@ -413,19 +413,6 @@ def test_a_practices_cards_per_player_field_takes_two_to_sixty_six(teacher, card
     assert refused.value.message_dict == {"cards_per_player": [RULE]}
 
 
-def test_the_engine_refuses_with_the_rule_the_teacher_reads():
-    assert znajznak.CARDS_PER_PLAYER_RULE == RULE
-
-
-def test_a_practice_set_to_one_card_before_the_rule_deals_two(assignment, student):
-    PracticeAssignment.objects.filter(pk=assignment.pk).update(cards_per_player=1)
-    assignment.refresh_from_db()
-
-    run = practice_start(assignment=assignment, student=student, mode="clock")
-
-    assert run.session.setup["cards_per_player"] == 2
-
-
 def test_the_migration_gives_practices_saved_with_one_card_the_rules_two(assignment):
     import importlib
 

@@ -14,14 +14,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import classroom, selectors, services
-from games.engines import znajznak
 from games.engines.base import rng_for
 from games.models import ClassDuel, ClassRun, GameSession, Participant
 
-from .services import znajznak_setup_from_deck
-
-#: The fewest cards a lesson set needs to deal a duel: two hands of the rule's fewest.
-_TWO_HANDS = 2 * znajznak.MIN_CARDS_PER_PLAYER
+from .services import DUEL_CARDS_MIN, duel_cards_check, znajznak_setup_from_deck
 
 
 def _deck_card_sets(deck: Any) -> dict[str, int]:
@@ -51,10 +47,11 @@ def class_run_create(
     if set_mode == ClassRun.SetMode.ONE and not card_set:
         raise services.SessionError("invalid_setup", _("Choose the lesson card set (its letter)."))
     if set_mode == ClassRun.SetMode.ROTATE and not [
-        label for label, count in _deck_card_sets(deck).items() if count >= _TWO_HANDS
+        label for label, count in _deck_card_sets(deck).items() if count >= DUEL_CARDS_MIN
     ]:
         raise services.SessionError("invalid_setup", _("This deck has no lesson card sets to rotate."))
     setup, assets = znajznak_setup_from_deck(deck=deck, card_set=card_set, timer=timer)
+    duel_cards_check(len(setup["cards"]), card_set)
     with transaction.atomic():
         lobby = services.session_create(
             facilitator=facilitator,
@@ -127,7 +124,15 @@ def class_round_start(*, run: ClassRun, by: Any) -> list[ClassDuel]:
         )
         if run.set_mode == ClassRun.SetMode.ROTATE:
             sizes = _deck_card_sets(run.deck)
-            choices = [label for label, count in sizes.items() if count >= _TWO_HANDS]
+            choices = [label for label, count in sizes.items() if count >= DUEL_CARDS_MIN]
+            if not choices:  # a run set up before the rule of two cards, on small sets only
+                raise services.SessionError(
+                    "invalid_setup",
+                    _(
+                        "No lesson set of this deck deals a duel of two cards each. "
+                        "Start a new run with the whole deck."
+                    ),
+                )
             card_sets = classroom.card_sets_assign(
                 pairing.pairs, choices, played, seed=lobby.seed, round_number=round_number
             )

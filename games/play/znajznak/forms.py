@@ -29,12 +29,12 @@ def bot_seconds_field() -> forms.DecimalField:
     )
 
 
-def cards_per_player_field() -> forms.IntegerField:
-    """The cards dealt to each player, as every form that sets up a practice asks it: one
-    rule and one message (``games.models.validate_cards_per_player``), its limits given to
-    the browser as well."""
+def cards_per_player_field(label: Any = None) -> forms.IntegerField:
+    """The cards dealt to each player, as every form that sets up a ZnajZnak game asks it:
+    one rule and one message (``games.models.validate_cards_per_player``), its limits given
+    to the browser as well."""
     return forms.IntegerField(
-        label=gettext_lazy("Cards per player"),
+        label=label or gettext_lazy("Cards per player"),
         initial=znajznak.DEFAULT_CARDS_PER_PLAYER,
         validators=[validate_cards_per_player],
         widget=forms.NumberInput(

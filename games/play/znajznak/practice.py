@@ -29,7 +29,7 @@ from games.models import (
 )
 from games.signals import practice_run_finished
 
-from .services import znajznak_setup_from_deck
+from .services import duel_cards_check, znajznak_setup_from_deck
 
 #: The simulated opponent of self-practice when the teacher set nothing.
 BOT_DEFAULT_SECONDS = Decimal("8")
@@ -66,19 +66,7 @@ def practice_assignment_create(
         raise services.SessionError("invalid_setup", error.messages[0]) from None
     card_set = card_set.strip().upper()
     setup, _assets = znajznak_setup_from_deck(deck=deck, card_set=card_set)  # refuses a deck that cannot deal
-    count, least = len(setup["cards"]), znajznak.MIN_CARDS_PER_PLAYER
-    if count < 2 * least:
-        if card_set:
-            message = _(
-                "Lesson set %(label)s has %(count)d cards: a duel deals at least %(least)d to each "
-                "player. Choose a bigger set, or no set for the whole deck."
-            ) % {"label": card_set, "count": count, "least": least}
-        else:
-            message = _("The deck has %(count)d cards: a duel deals at least %(least)d to each player.") % {
-                "count": count,
-                "least": least,
-            }
-        raise services.SessionError("invalid_setup", message)
+    duel_cards_check(len(setup["cards"]), card_set)
     if not 0 <= int(bot_accuracy) <= 100:
         raise services.SessionError("invalid_setup", _("The opponent's right names are 0 to 100 %."))
     if Decimal(str(bot_seconds)) <= 0:

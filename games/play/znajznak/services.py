@@ -11,9 +11,37 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from content.decks import DeckError, build_deck
 from games import services
+from games.engines import znajznak
+
+#: The fewest cards that deal a duel: two hands of the rule's fewest (``znajznak.MIN_CARDS_PER_PLAYER``).
+DUEL_CARDS_MIN = 2 * znajznak.MIN_CARDS_PER_PLAYER
+
+
+def duel_cards_check(count: int, card_set: str = "") -> None:
+    """Refuse a new practice or class run whose deck (or lesson set ``card_set``) has fewer
+    than :data:`DUEL_CARDS_MIN` cards, in words the teacher can act on."""
+    if count >= DUEL_CARDS_MIN:
+        return
+    least = znajznak.MIN_CARDS_PER_PLAYER
+    if card_set:
+        message = ngettext(
+            "Lesson set %(label)s has %(count)d card: a duel deals at least %(least)d to each "
+            "player. Choose a bigger set, or no set for the whole deck.",
+            "Lesson set %(label)s has %(count)d cards: a duel deals at least %(least)d to each "
+            "player. Choose a bigger set, or no set for the whole deck.",
+            count,
+        ) % {"label": card_set, "count": count, "least": least}
+    else:
+        message = ngettext(
+            "The deck has %(count)d card: a duel deals at least %(least)d to each player.",
+            "The deck has %(count)d cards: a duel deals at least %(least)d to each player.",
+            count,
+        ) % {"count": count, "least": least}
+    raise services.SessionError("invalid_setup", message)
 
 
 @dataclass(frozen=True)
