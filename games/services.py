@@ -463,12 +463,15 @@ def notice_send(*, group: str, message: dict[str, Any]) -> None:
         async_to_sync(layer.group_send)(group, message)
         return
     sent: Future[None] = Future()
+    given_up = threading.Event()
 
     def send() -> None:
         try:
             async_to_sync(layer.group_send)(group, message)
-        except BaseException as error:  # handed to the waiting caller
+        except BaseException as error:  # handed to the waiting caller, or logged once it has gone
             sent.set_exception(error)
+            if given_up.is_set():
+                logger.warning("The notice to %s was not sent: %r", group, error)
         else:
             sent.set_result(None)
 
@@ -477,6 +480,7 @@ def notice_send(*, group: str, message: dict[str, Any]) -> None:
     try:
         sent.result(timeout=NOTICE_SEND_IN_LOOP_WAIT_SECONDS)
     except FutureTimeout:
+        given_up.set()
         logger.warning(
             "The notice to %s was not sent within %s s; it goes on without being waited for.",
             group,
