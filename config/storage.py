@@ -10,7 +10,9 @@ Whitenoise compresses both by default, which doubled the Brotli and gzip work of
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from typing import Any
 
 from django.contrib.staticfiles import finders
@@ -21,9 +23,20 @@ class StaticFilesStorage(CompressedManifestStaticFilesStorage):
     support_js_module_import_aggregation = True
 
     def compress_files(self, paths: Iterable[str]) -> Iterator[tuple[str, str]]:
-        """Compress the hashed copies among ``paths`` (all of them if nothing was hashed)."""
+        """Compress the hashed copies among ``paths`` (all of them if nothing was hashed).
+
+        A plain copy's compressed files from a release that compressed them too are removed:
+        WhiteNoise would serve them, stale, in place of the new plain file."""
         hashed = set(self.hashed_files.values())
-        return super().compress_files([path for path in paths if path in hashed] if hashed else paths)
+        if not hashed:
+            return super().compress_files(paths)
+        paths = list(paths)
+        for path in paths:
+            if path not in hashed:
+                for suffix in (".gz", ".br"):
+                    with suppress(FileNotFoundError):
+                        os.remove(self.path(path + suffix))
+        return super().compress_files([path for path in paths if path in hashed])
 
 
 class AppDirectoriesFinder(finders.AppDirectoriesFinder):

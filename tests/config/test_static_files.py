@@ -36,6 +36,10 @@ def test_collectstatic_compresses_the_hashed_copies_and_keeps_the_plain_ones(set
     settings.STATICFILES_FINDERS = ["django.contrib.staticfiles.finders.FileSystemFinder"]
     settings.STATIC_ROOT = tmp_path / "static"
     settings.STORAGES = {**settings.STORAGES, "staticfiles": {"BACKEND": "config.storage.StaticFilesStorage"}}
+    # What an earlier release left: the plain copy compressed too, now stale.
+    (tmp_path / "static" / "app").mkdir(parents=True)
+    (tmp_path / "static" / "app" / "page.css.gz").write_bytes(gzip.compress(b"body { color: red; }"))
+    (tmp_path / "static" / "app" / "page.css.br").write_bytes(b"stale")
     call_command("collectstatic", "--noinput", verbosity=0)
 
     root = tmp_path / "static" / "app"
