@@ -18,8 +18,9 @@ cache until its launch comes, so an initiation counts against its address until 
 spends its state (``lti_logins_pending``). The login keeps its bucket's key beside the
 state; the launch that passes its checks (signed by the LMS, answering that login, from
 the browser holding its state cookie) takes the count back from that bucket
-(``FailureLimit.forgive``). A school's students, whose launches complete, never add up; a
-client that starts logins and never finishes them runs out.
+(``FailureLimit.forgive``). A school's students add up only while their logins wait for
+their launches, a few seconds each; a client that starts logins and never finishes them runs
+out.
 
 A refused client gets ``429 Too Many Requests`` with ``Retry-After`` and a page that says
 when to try again (``templates/429.html``).
@@ -105,8 +106,10 @@ class FailureLimit:
         """Take back one failure that :meth:`note` counted in ``bucket``, never below zero.
 
         The bucket is the one the failure was counted in, whatever the window is now: a
-        bucket whose window is over (or that the cache evicted) is gone, and nothing is
-        taken from another. Each failure must be forgiven at most once; the caller sees to it.
+        bucket whose window is over is gone, and nothing is taken from the next. (A bucket
+        the cache evicted and a later failure made anew may lose a count that was not the
+        forgiven one's: the limit then errs by one towards letting a client in.) Each
+        failure must be forgiven at most once; the caller sees to it.
         """
         if not bucket.startswith(f"limits:{self.name}:"):
             return

@@ -82,8 +82,8 @@ def login(request: HttpRequest) -> HttpResponse:
 
     Per address: refused initiations are few (a misconfigured LMS, someone probing), and
     every initiation keeps a state in the cache until its launch spends it, so both are
-    limited; the launch takes its initiation's count back, so a school's students
-    launching together never add up.
+    limited; the launch takes its initiation's count back, so a school's students count only
+    while their logins wait for their launches.
     """
     for limit in (limits.lti_logins(), limits.lti_logins_pending()):
         wait = limit.retry_after(request)

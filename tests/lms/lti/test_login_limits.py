@@ -86,7 +86,7 @@ def test_refused_initiations_are_limited_then_even_a_good_one_waits(settings, br
     assert "Too many LMS logins" in refused.content.decode()
 
 
-def test_a_school_launching_together_is_never_refused_however_many(settings, browser, homework):
+def test_completed_launches_from_one_address_never_add_up_however_many(settings, browser, homework):
     """More launches from one address within a minute than ``LIMIT_LTI_LOGINS``: each
     completes, so none is counted, and the address still has its whole limit left."""
     settings.LIMIT_LTI_LOGINS = 4
