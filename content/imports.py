@@ -13,7 +13,9 @@ An import is an ``ImportJob`` that moves CHECKING → CHECKED (or INVALID) → I
    (each row's action and errors), recording its progress as it goes.
 3. ``import_job_apply`` runs only on a CHECKED job. It checks every row again and
    writes them all in one transaction; on any error nothing is written (pictures
-   already stored are deleted again) and the job is FAILED with the reason.
+   already stored are deleted again) and the job is FAILED with the reason. A write
+   whose worker is killed leaves its pictures recorded in the cache, for the sweep
+   (``imports_sweep``) or the job's next write to delete.
 
 Text encodings of CSV files: UTF-8 (with or without a BOM, which Excel's "CSV UTF-8"
 writes) and UTF-16 with a BOM (Excel's "Unicode text"). A file that is not valid
@@ -67,6 +69,7 @@ from .uploads import (
 __all__ = [
     "ImportRefused",
     "PictureArchive",
+    "StoredFiles",
     "files_delete",
     "import_job_apply",
     "import_job_check",
@@ -79,6 +82,8 @@ __all__ = [
     "imports_sweep",
     "pictures_zip_check",
     "progress_key",
+    "stored_files_delete",
+    "stored_key",
     "table_read",
 ]
 
@@ -626,11 +631,76 @@ class _RowFailed(Exception):
     pass
 
 
+def _job_key(job_id: int, model: type[Model], what: str) -> str:
+    if model is ImportJob:
+        return f"talia:import-job:{job_id}:{what}"
+    return f"talia:{model._meta.label_lower}:{job_id}:{what}"
+
+
 def progress_key(job_id: int, model: type[Model] = ImportJob) -> str:
     """Where a write in progress keeps its percentage (outside its own transaction)."""
-    if model is ImportJob:
-        return f"talia:import-job:{job_id}:progress"
-    return f"talia:{model._meta.label_lower}:{job_id}:progress"
+    return _job_key(job_id, model, "progress")
+
+
+def stored_key(job_id: int, model: type[Model] = ImportJob) -> str:
+    """Where a write in progress records the files it stored (outside its own transaction)."""
+    return _job_key(job_id, model, "stored")
+
+
+#: How long a write's stored files stay recorded: far past its hard time limit
+#: (``jobs.IMPORT_TIME_LIMIT``) and the sweep's stale window (``JOBS_STALE_SECONDS``).
+STORED_TIMEOUT = 24 * 3600
+
+
+class StoredFiles(list[str]):
+    """The files a write stored, each one also recorded in the cache as it is appended.
+
+    A write whose worker is killed (SIGKILL, out of memory, a deploy) runs no cleanup:
+    PostgreSQL rolls its rows back, and nothing references the pictures it stored. The
+    record outlives it, so the next holder of the job's row lock removes them
+    (``stored_files_delete``): the sweep that finds the write dead, or the next write of
+    the job. Under ``stored_key``: this write's run and how many names it stored; each
+    name under a key of its own (one small cache write per file, however many rows).
+    """
+
+    def __init__(self, job_id: int, model: type[Model] = ImportJob) -> None:
+        super().__init__()
+        self.key = stored_key(job_id, model)
+        self.run = secrets.token_hex(8)
+
+    def append(self, name: str) -> None:
+        super().append(name)
+        record = {"run": self.run, "count": len(self)}
+        # One MULTI/EXEC on Redis: the name is never counted without being there.
+        cache.set_many({_name_key(self.key, self.run, len(self) - 1): name, self.key: record}, STORED_TIMEOUT)
+
+    def forget(self) -> None:
+        """The write ended here, its files referenced or deleted already: drop its record
+        (never a later write's)."""
+        cache.delete_many([_name_key(self.key, self.run, index) for index in range(len(self))])
+        if (cache.get(self.key) or {}).get("run") == self.run:
+            cache.delete(self.key)
+
+
+def _name_key(key: str, run: str, index: int) -> str:
+    return f"{key}:{run}:{index}"
+
+
+def stored_files_delete(job_id: int, model: type[Model] = ImportJob) -> None:
+    """Remove the files an earlier write of the job recorded (``StoredFiles``), then the record.
+
+    Only for whoever holds the job's row lock, on a job not done: every write stores its
+    files while it holds that lock, so a write that recorded files and no longer holds it
+    was rolled back (a committed one made the job done), and nothing references them.
+    """
+    key = stored_key(job_id, model)
+    record = cache.get(key)
+    if not record:
+        return
+    keys = [_name_key(key, record["run"], index) for index in range(record["count"])]
+    names = cache.get_many(keys)
+    files_delete([names[name_key] for name_key in keys if name_key in names], what=key)
+    cache.delete_many([*keys, key])
 
 
 def import_job_progress(job: Any) -> int:
@@ -662,13 +732,14 @@ def import_job_apply(*, job: ImportJob, queued: bool = False) -> ImportJob:
         job.state, job.progress, job.started = ImportJob.State.IMPORTING, 0, timezone.now()
         job.save(update_fields=["state", "progress", "started", "updated"])
 
-    stored: list[str] = []
+    stored = StoredFiles(job.pk, ImportJob)
     try:
         with transaction.atomic():
             # Held to the end: a second run of the same job waits here, then finds it done.
             job = ImportJob.objects.select_for_update().select_related("user").get(pk=job.pk)
             if job.state != ImportJob.State.IMPORTING:
                 raise ImportRefused(_refusal(job))
+            stored_files_delete(job.pk, ImportJob)  # a killed earlier run's, not swept yet
             problem = _author_problem(job)
             if problem:
                 raise _RowFailed(problem)
@@ -692,6 +763,7 @@ def import_job_apply(*, job: ImportJob, queued: bool = False) -> ImportJob:
         raise
     finally:
         cache.delete(progress_key(job.pk))
+        stored.forget()
     return job
 
 
@@ -826,7 +898,8 @@ def imports_sweep(*, now: datetime | None = None, model: type[Model] = ImportJob
     a write holds the job's row lock for its whole transaction, so on PostgreSQL a
     write whose row is not locked has lost its worker (whose transaction, and so every
     row it wrote, was rolled back). Where locks cannot be seen (SQLite) a write counts
-    as lost only after its task's hard time limit. Returns how many were failed.
+    as lost only after its task's hard time limit. A lost write's stored pictures
+    (``StoredFiles``) are removed. Returns how many were failed.
     ``model`` names another kind of import with the same states and fields
     (``PackageImport``).
     """
@@ -844,6 +917,8 @@ def imports_sweep(*, now: datetime | None = None, model: type[Model] = ImportJob
             limit = jobs.IMPORT_TIME_LIMIT + settings.JOBS_STALE_SECONDS
             lost = writing.filter(updated__lt=now - timedelta(seconds=limit))
         ids = list(lost.values_list("pk", flat=True))
+        for pk in ids:  # locked here: no write of theirs can be storing files now
+            stored_files_delete(pk, model)
         failed += model._default_manager.filter(pk__in=ids).update(
             state=ImportJob.State.FAILED, error=STOPPED, updated=now
         )

@@ -611,13 +611,14 @@ def package_import_apply(*, job: PackageImport) -> PackageImport:
         job.started = timezone.now()
         job.save(update_fields=["started", "updated"])
 
-    stored: list[str] = []
+    stored = imports.StoredFiles(job.pk, PackageImport)
     try:
         with transaction.atomic(), translation.override(job.language or settings.LANGUAGE_CODE):
             # Held to the end: a second run of the same job waits here, then finds it done.
             job = PackageImport.objects.select_for_update().select_related("user").get(pk=job.pk)
             if job.state != State.IMPORTING:
                 raise ImportRefused(_refusal(job))
+            imports.stored_files_delete(job.pk, PackageImport)  # a killed earlier run's, not swept yet
             problem = _author_problem(job)
             if problem:
                 raise _Changed(problem)
@@ -642,6 +643,7 @@ def package_import_apply(*, job: PackageImport) -> PackageImport:
         raise
     finally:
         cache.delete(imports.progress_key(job.pk, PackageImport))
+        stored.forget()
     return job
 
 

@@ -12,11 +12,18 @@ writes the import once.
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import connections, transaction
 from django.urls import reverse
 from django.utils import timezone
 
@@ -24,7 +31,7 @@ from content import building, imports
 from content.models import BuildState, Deck, ImportJob, PrintJob, Symbol
 from content.tasks import import_job_apply_task
 from tests.content.test_building import make_set
-from tests.content.test_imports import SYMBOLS, symbol_row, table_bytes, upload
+from tests.content.test_imports import SYMBOLS, png_bytes, symbol_row, table_bytes, upload, zip_bytes
 from tests.factories import ActivityCardFactory, CollectionFactory, TeacherFactory
 from tests.worker_process import (
     REDELIVERY,
@@ -141,6 +148,68 @@ def test_the_sweep_fails_a_lost_import_but_not_one_waiting_in_the_queue(teacher)
     checking.refresh_from_db()
     assert (checking.state, checking.error) == (ImportJob.State.FAILED, imports.STOPPED)
     assert ImportJob.objects.get(pk=waiting.pk).state == ImportJob.State.IMPORTING
+
+
+def _stored_by_a_write(job: ImportJob, count: int = 2) -> list[str]:
+    """Pictures stored by a write of ``job`` and recorded as it records them; the write
+    itself never ends here (as if its worker had been killed)."""
+    stored = imports.StoredFiles(job.pk)
+    for _ in range(count):
+        stored.append(default_storage.save("symbols/picture.png", ContentFile(png_bytes())))
+    return list(stored)
+
+
+@contextmanager
+def _row_locked(job: ImportJob) -> Iterator[None]:
+    """The job's row locked by another connection, as a live write holds it."""
+    locked, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        try:
+            with transaction.atomic():
+                ImportJob.objects.select_for_update().get(pk=job.pk)
+                locked.set()
+                done.wait(30)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    try:
+        assert locked.wait(10)
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_sweep_deletes_the_pictures_a_lost_write_stored_but_not_a_live_ones(teacher):
+    lost = _import(teacher, ImportJob.State.IMPORTING, started=timezone.now() - LONG_AGO)
+    alive = _import(teacher, ImportJob.State.IMPORTING, started=timezone.now() - LONG_AGO)
+    lost_files, alive_files = _stored_by_a_write(lost), _stored_by_a_write(alive)
+
+    with _row_locked(alive):
+        assert imports.imports_sweep() == 1
+
+    assert ImportJob.objects.get(pk=lost.pk).state == ImportJob.State.FAILED
+    assert not any(default_storage.exists(name) for name in lost_files)
+    assert cache.get(imports.stored_key(lost.pk)) is None
+    assert ImportJob.objects.get(pk=alive.pk).state == ImportJob.State.IMPORTING
+    assert all(default_storage.exists(name) for name in alive_files)
+    assert cache.get(imports.stored_key(alive.pk)) is not None
+
+
+def test_a_write_taking_over_from_a_killed_one_deletes_its_pictures_and_records_afresh(teacher):
+    # Redis hands the killed worker's write out again before any sweep ran.
+    job = _import(teacher, ImportJob.State.IMPORTING, started=timezone.now() - LONG_AGO)
+    killed = _stored_by_a_write(job)
+
+    assert imports.import_job_apply(job=job, queued=True).state == ImportJob.State.DONE
+
+    assert not any(default_storage.exists(name) for name in killed)
+    assert cache.get(imports.stored_key(job.pk)) is None  # the write ended: nothing to clean
+    assert Symbol.objects.count() == 1
 
 
 def test_a_build_waiting_too_long_is_sent_to_the_queue_again_once_per_window(
@@ -310,13 +379,23 @@ def test_an_import_whose_worker_is_killed_writes_no_rows_and_can_be_tried_again(
     hold = worker_test_hold(tmp_path, settings)
     teacher = TeacherFactory()
     CollectionFactory()
-    rows = [symbol_row(number=str(n), name=f"Symbol {n}") for n in range(1, 11)]
+    rows = [symbol_row(number=str(n), name=f"Symbol {n}", picture=f"{n}.png") for n in range(1, 11)]
+    pictures = zip_bytes({f"{n}.png": png_bytes(size=64 + n) for n in range(1, 11)})
+    media = settings.MEDIA_ROOT / "symbols"
 
     def state_is(state):
         return lambda: ImportJob.objects.filter(pk=job.pk, state=state).exists()
 
+    def pictures_stored():
+        return set(media.rglob("*.png")) if media.exists() else set()
+
     with worker_process(tmp_path, hold) as worker:
-        job = imports.import_job_create(user=teacher, kind=SYMBOLS, data_file=upload(table_bytes(rows)))
+        job = imports.import_job_create(
+            user=teacher,
+            kind=SYMBOLS,
+            data_file=upload(table_bytes(rows)),
+            pictures_zip=upload(pictures, "pictures.zip"),
+        )
         wait_for(state_is(ImportJob.State.CHECKED), "the check", worker)
 
         hold.touch()  # the write now stops after its second row, inside its transaction
@@ -329,12 +408,14 @@ def test_an_import_whose_worker_is_killed_writes_no_rows_and_can_be_tried_again(
             "the write to start",
             worker,
         )
+        assert pictures_stored()  # a row's picture, stored by the write in its transaction
         alive, killed = sweeps_around_a_kill(worker, imports.imports_sweep)
         assert alive == 0  # its worker holds the row: it is alive
         assert killed == 1
         job.refresh_from_db()
         assert (job.state, job.error) == (ImportJob.State.FAILED, imports.STOPPED)
         assert Symbol.objects.count() == 0  # the killed write was rolled back whole
+        assert pictures_stored() == set()  # and the sweep deleted the pictures it stored
 
         hold.unlink()
         imports.import_job_retry(job=job, user=teacher)
@@ -343,6 +424,8 @@ def test_an_import_whose_worker_is_killed_writes_no_rows_and_can_be_tried_again(
         wait_for(state_is(ImportJob.State.DONE), "the import", worker)
 
     assert Symbol.objects.count() == 10
+    assert {settings.MEDIA_ROOT / symbol.picture.name for symbol in Symbol.objects.all()} == pictures_stored()
+    assert len(pictures_stored()) == 10
 
 
 # --- A whole worker killed: Redis hands its task out again --------------------------------------
