@@ -191,6 +191,18 @@ def _fast_passwords():
 
 
 @pytest.fixture(autouse=True)
+def _default_language():
+    """Each test starts in the default language. A request's ``LocaleMiddleware`` leaves the
+    language it chose active in the thread, so a later test in the same worker (an import
+    checked in the test's thread, say) would word its messages in a Polish user's language."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _media_and_static(settings, tmp_path):
     """Media in a fresh folder per test; static files found where they live (no collectstatic)."""
     settings.MEDIA_ROOT = tmp_path / "media"
