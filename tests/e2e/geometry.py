@@ -265,10 +265,12 @@ def assert_uncovered_by_join_strip(page: Page, selector: str) -> int:
 
 
 def resize_to(page: Page, screen: dict[str, Any]) -> None:
-    """Give ``page`` the viewport of ``screen`` and let its layout follow (the projector's
-    scripts refit the table after a resize): at most 5 s for the page to stop scrolling.
-    A page that never fits is left to the assertions that follow, which say what overflows."""
+    """Give ``page`` the viewport of ``screen`` and let its layout follow: the games' scripts
+    refit their cards and tables in the animation frame after a resize, so two frames are
+    waited for, then at most 5 s for the page to stop scrolling. A page that never fits is
+    left to the assertions that follow, which say what overflows."""
     page.set_viewport_size(screen["viewport"])
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     with contextlib.suppress(PlaywrightTimeoutError):
         page.wait_for_function(
             "() => document.documentElement.scrollWidth <= innerWidth"

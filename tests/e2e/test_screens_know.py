@@ -80,7 +80,7 @@ def test_the_answer_form_fits_a_phone_and_the_round_fits_the_projector(browsing,
     open_page(phone, url)
     assert_answer_form_fits(phone, "phone")
     clean(browsing, phone, "Know answers, phone")
-    phone.set_viewport_size({"width": 740, "height": 360})
+    geometry.resize_to(phone, {"viewport": {"width": 740, "height": 360}})
     assert_answer_form_fits(phone, "phone-landscape")
 
     projector = signed_in(browsing, site.teacher, site.url, **geometry.PROJECTOR_1080)

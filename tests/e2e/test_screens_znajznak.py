@@ -138,7 +138,7 @@ def test_a_duel_fits_the_phone_the_laptop_and_the_projector(browsing, demo_users
     shoot(phone, "znajznak-duel-phone")
     clean(browsing, phone, "ZnajZnak duel, phone")
 
-    phone.set_viewport_size({"width": 740, "height": 360})
+    resize_to(phone, {"viewport": {"width": 740, "height": 360}})
     assert_both_cards_fit(phone, "phone, landscape")
     shoot(phone, "znajznak-duel-phone-landscape")
 
