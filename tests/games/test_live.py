@@ -62,11 +62,17 @@ def _database_threads_closed(transactional_db: None) -> Iterator[None]:
 @pytest.fixture(params=["memory", "redis"], autouse=True)
 def channel_layer(request: pytest.FixtureRequest, settings: Any) -> str:
     """Each test on the in-memory layer and on Redis, with a prefix of its own on Redis."""
-    if request.param == "redis":
+    return layer_in_use(request.param, settings)
+
+
+def layer_in_use(kind: str, settings: Any) -> str:
+    """Settings for the channel layer ``kind``: ``"memory"``, or ``"redis"`` with a prefix
+    of its own (:func:`redis_layer_of_its_own`)."""
+    if kind == "redis":
         redis_layer_of_its_own(settings)
     else:
         settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    return request.param
+    return kind
 
 
 def redis_layer_of_its_own(settings: Any) -> str:

@@ -18,18 +18,14 @@ from channels.layers import get_channel_layer
 
 from games import services
 from games.workshop import services as workshop_services
-from tests.games.test_live import redis_layer_of_its_own
+from tests.games.test_live import layer_in_use, redis_layer_of_its_own
 
 TIMEOUT = 10  # s: only a failing test waits it out
 
 
 @pytest.fixture(params=["memory", "redis"])
 def channel_layer(request: pytest.FixtureRequest, settings: Any) -> str:
-    if request.param == "redis":
-        redis_layer_of_its_own(settings)
-    else:
-        settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    return request.param
+    return layer_in_use(request.param, settings)
 
 
 def received_in_loop(group: str, publish: Any) -> dict[str, Any]:

@@ -20,10 +20,12 @@ from games.models import ClassDuel, ClassRun, GameSession, Participant
 from .services import DUEL_CARDS_MIN, duel_cards_check, znajznak_setup_from_deck
 
 
-def _deck_card_sets(deck: Any) -> dict[str, int]:
-    """The lesson sets of a built deck and how many cards each has, in letter order."""
+def _dealing_sets(deck: Any) -> list[str]:
+    """The lesson sets of a built deck that deal a duel (:data:`DUEL_CARDS_MIN` cards or
+    more), in letter order."""
     labels = (deck.plan or {}).get("card_labels") or []
-    return dict(sorted(Counter(label for label in labels if label).items()))
+    sizes = Counter(label for label in labels if label)
+    return sorted(label for label, count in sizes.items() if count >= DUEL_CARDS_MIN)
 
 
 def class_run_create(
@@ -46,9 +48,7 @@ def class_run_create(
     card_set = card_set.strip().upper() if set_mode == ClassRun.SetMode.ONE else ""
     if set_mode == ClassRun.SetMode.ONE and not card_set:
         raise services.SessionError("invalid_setup", _("Choose the lesson card set (its letter)."))
-    if set_mode == ClassRun.SetMode.ROTATE and not [
-        label for label, count in _deck_card_sets(deck).items() if count >= DUEL_CARDS_MIN
-    ]:
+    if set_mode == ClassRun.SetMode.ROTATE and not _dealing_sets(deck):
         raise services.SessionError("invalid_setup", _("This deck has no lesson card sets to rotate."))
     setup, assets = znajznak_setup_from_deck(deck=deck, card_set=card_set, timer=timer)
     duel_cards_check(len(setup["cards"]), card_set)
@@ -123,8 +123,7 @@ def class_round_start(*, run: ClassRun, by: Any) -> list[ClassDuel]:
             ids, seed=lobby.seed, round_number=round_number, wins=wins, byes=byes, met=met
         )
         if run.set_mode == ClassRun.SetMode.ROTATE:
-            sizes = _deck_card_sets(run.deck)
-            choices = [label for label, count in sizes.items() if count >= DUEL_CARDS_MIN]
+            choices = _dealing_sets(run.deck)
             if not choices:  # a run set up before the rule of two cards, on small sets only
                 raise services.SessionError(
                     "invalid_setup",
