@@ -183,8 +183,13 @@ SYMBOL_NUMBERS = range(1, 1000)
 class Symbol(AuthoredContent):
     """A ZnajZnak symbol, as on the game card's back and the auxiliary card."""
 
+    # No index of its own: symbol_number_unique_in_collection leads with it (tests/test_indexes.py).
     collection = models.ForeignKey(
-        Collection, verbose_name=_("collection"), on_delete=models.PROTECT, related_name="symbols"
+        Collection,
+        verbose_name=_("collection"),
+        on_delete=models.PROTECT,
+        related_name="symbols",
+        db_index=False,
     )
     number = models.PositiveSmallIntegerField(
         _("number"),
@@ -289,7 +294,10 @@ class SymbolSet(AuthoredContent):
 
 
 class SymbolSetMember(models.Model):
-    symbol_set = models.ForeignKey(SymbolSet, on_delete=models.CASCADE, related_name="members")
+    # No index of its own: symbol_once_per_set leads with it (tests/test_indexes.py).
+    symbol_set = models.ForeignKey(
+        SymbolSet, on_delete=models.CASCADE, related_name="members", db_index=False
+    )
     symbol = models.ForeignKey(
         Symbol, verbose_name=_("symbol"), on_delete=models.PROTECT, related_name="memberships"
     )
@@ -399,7 +407,8 @@ class ActivityTerm(models.Model):
         CHAIN = "chain", _("chain")
         RHYME = "rhyme", _("rhyme")
 
-    card = models.ForeignKey(ActivityCard, on_delete=models.CASCADE, related_name="terms")
+    # No index of its own: one_term_per_slot leads with it (tests/test_indexes.py).
+    card = models.ForeignKey(ActivityCard, on_delete=models.CASCADE, related_name="terms", db_index=False)
     slot = models.CharField(_("slot"), max_length=1, choices=[(s, s) for s in SLOTS])
     kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices, default=Kind.TERM)
     text = models.CharField(_("text"), max_length=120)

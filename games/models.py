@@ -181,7 +181,10 @@ class Participant(models.Model):
         #: A simulated opponent (practice alone): it acts only through ``practice_bot_act``.
         BOT = "bot", _("Simulated opponent")
 
-    session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="participants")
+    # No index of its own: games_participant_nickname_unique_in_session leads with it (tests/test_indexes.py).
+    session = models.ForeignKey(
+        GameSession, on_delete=models.CASCADE, related_name="participants", db_index=False
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name=_("user"),
@@ -237,7 +240,8 @@ class Participant(models.Model):
 class ActionRecord(models.Model):
     """One applied action, in order: the session's log is these rows by ``index``."""
 
-    session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="actions")
+    # No index of its own: games_action_index_unique leads with it (tests/test_indexes.py).
+    session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="actions", db_index=False)
     index = models.PositiveIntegerField(_("index"))
     player_id = models.CharField(_("player"), max_length=16, blank=True)
     action = models.JSONField(_("action"))
@@ -268,6 +272,7 @@ class NamingRecord(models.Model):
     participant = models.ForeignKey(
         Participant, on_delete=models.SET_NULL, null=True, blank=True, related_name="namings"
     )
+    # No index of its own: games_naming_user_created leads with it (tests/test_indexes.py).
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name=_("user"),
@@ -276,6 +281,7 @@ class NamingRecord(models.Model):
         blank=True,
         related_name="symbol_namings",
         help_text=_("Empty for a guest."),
+        db_index=False,
     )
     action_index = models.PositiveIntegerField(_("action"), help_text=_("The action that gave the name."))
     symbol = models.ForeignKey(

@@ -143,8 +143,13 @@ class ClassMember(models.Model):
         TEACHER = "teacher", _("Co-teacher")
         PENDING = "pending", _("Waiting for the teacher's approval")
 
+    # No index of its own: lms_class_member_once leads with it (tests/test_indexes.py).
     school_class = models.ForeignKey(
-        SchoolClass, verbose_name=_("class"), on_delete=models.CASCADE, related_name="members"
+        SchoolClass,
+        verbose_name=_("class"),
+        on_delete=models.CASCADE,
+        related_name="members",
+        db_index=False,
     )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -275,8 +280,13 @@ class Submission(models.Model):
         SUBMITTED = "submitted", _("Handed in, waiting for the teacher's marks")
         GRADED = "graded", _("Graded")
 
+    # No index of its own: lms_submission_number_once leads with it (tests/test_indexes.py).
     assignment = models.ForeignKey(
-        Assignment, verbose_name=_("assignment"), on_delete=models.CASCADE, related_name="submissions"
+        Assignment,
+        verbose_name=_("assignment"),
+        on_delete=models.CASCADE,
+        related_name="submissions",
+        db_index=False,
     )
     student = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -338,8 +348,13 @@ class Submission(models.Model):
 class Grade(models.Model):
     """The score that counts for a student on an assignment, chosen by its ``policy``."""
 
+    # No index of its own: lms_grade_once leads with it (tests/test_indexes.py).
     assignment = models.ForeignKey(
-        Assignment, verbose_name=_("assignment"), on_delete=models.CASCADE, related_name="grades"
+        Assignment,
+        verbose_name=_("assignment"),
+        on_delete=models.CASCADE,
+        related_name="grades",
+        db_index=False,
     )
     student = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name=_("student"), on_delete=models.CASCADE, related_name="grades"

@@ -102,7 +102,8 @@ class Quiz(BuildJob):
 class QuizItem(models.Model):
     """One item of a quiz: public ``prompt``, secret ``key`` (``games.engines.quiz.Item``)."""
 
-    quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="items")
+    # No index of its own: quiz_item_position_unique leads with it (tests/test_indexes.py).
+    quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="items", db_index=False)
     position = models.PositiveSmallIntegerField(_("position"))
     kind = models.CharField(_("kind"), max_length=20, choices=list(KIND_LABELS.items()))
     prompt = models.JSONField(_("prompt"))
@@ -168,7 +169,10 @@ class QuizAttempt(models.Model):
 class QuizResponse(models.Model):
     """A student's answer to one item: saved as they go, graded on submission."""
 
-    attempt = models.ForeignKey(QuizAttempt, on_delete=models.CASCADE, related_name="responses")
+    # No index of its own: quiz_response_once_per_item leads with it (tests/test_indexes.py).
+    attempt = models.ForeignKey(
+        QuizAttempt, on_delete=models.CASCADE, related_name="responses", db_index=False
+    )
     item = models.ForeignKey(QuizItem, on_delete=models.CASCADE, related_name="responses")
     answer = models.JSONField(_("answer"), default=dict, blank=True)
     saved_at = models.DateTimeField(_("saved"))

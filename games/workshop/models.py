@@ -86,7 +86,8 @@ class Workshop(models.Model):
 class Group(models.Model):
     """Players whose symbols belong together, and the key they say they share."""
 
-    workshop = models.ForeignKey(Workshop, on_delete=models.CASCADE, related_name="groups")
+    # No index of its own: workshop_group_number_unique leads with it (tests/test_indexes.py).
+    workshop = models.ForeignKey(Workshop, on_delete=models.CASCADE, related_name="groups", db_index=False)
     number = models.PositiveSmallIntegerField(_("number"))
     key = models.CharField(
         _("key"), max_length=120, blank=True, help_text=_("What the group's symbols have in common.")
@@ -112,7 +113,10 @@ class Group(models.Model):
 class WorkshopParticipant(models.Model):
     """A player: a signed-in user, or a guest known by a token kept in their Django session."""
 
-    workshop = models.ForeignKey(Workshop, on_delete=models.CASCADE, related_name="participants")
+    # No index of its own: workshop_participant_nickname_unique leads with it (tests/test_indexes.py).
+    workshop = models.ForeignKey(
+        Workshop, on_delete=models.CASCADE, related_name="participants", db_index=False
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name=_("user"),

@@ -13,8 +13,13 @@ from django.utils.translation import gettext_lazy as _
 class MemoryState(models.Model):
     """A student's memory of one item (a symbol, a Knowledge? card, a Know question)."""
 
+    # No index of its own: progress_memory_one_per_item leads with it (tests/test_indexes.py).
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, verbose_name=_("student"), on_delete=models.CASCADE, related_name="memories"
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("student"),
+        on_delete=models.CASCADE,
+        related_name="memories",
+        db_index=False,
     )
     item_key = models.CharField(_("item"), max_length=64, help_text=_("symbol:12, knowledge:3 or know:7."))
     card = models.JSONField(_("scheduler card"), default=dict)
@@ -51,8 +56,13 @@ class Review(models.Model):
         QUIZ = "quiz", _("quiz")
         PLAY = "play", _("play")
 
+    # No index of its own: progress_review_user_item leads with it (tests/test_indexes.py).
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, verbose_name=_("student"), on_delete=models.CASCADE, related_name="reviews"
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("student"),
+        on_delete=models.CASCADE,
+        related_name="reviews",
+        db_index=False,
     )
     item_key = models.CharField(_("item"), max_length=64)
     correct = models.FloatField(_("score"))
