@@ -536,8 +536,19 @@ def pg_counters(dsn: str, db: str) -> dict[str, int]:
             " FROM pg_stat_database WHERE datname = %s",
             (db,),
         ).fetchone()
-    assert row is not None
-    return {"transactions": int(row[0]), "fetched": int(row[1]), "written": int(row[2])}
+        # The session rows' updates, and those PostgreSQL made on the row's own page (HOT: no
+        # index written); the others write every index of games_gamesession.
+        updates = conn.execute(
+            "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'games_gamesession'"
+        ).fetchone()
+    assert row is not None and updates is not None
+    return {
+        "transactions": int(row[0]),
+        "fetched": int(row[1]),
+        "written": int(row[2]),
+        "session_updates": int(updates[0]),
+        "session_hot": int(updates[1]),
+    }
 
 
 # --- Django in this process: the data set and the duels --------------------------------------
@@ -1290,7 +1301,9 @@ def report(results: list[Result], args: argparse.Namespace) -> bool:
             f"  {'':{len(r.name)}}  per applied action: {r.pg_per_action['transactions']:.1f} PostgreSQL "
             f"transactions (autocommit statements count one each), "
             f"{r.pg_per_action['fetched']:.1f} rows fetched, {r.pg_per_action['written']:.1f} rows "
-            f"written; {r.states_per_action:.1f} state messages per applied action, "
+            f"written, {r.pg_per_action['session_updates']:.1f} session-row updates ("
+            f"{100 * r.pg_per_action['session_hot'] / max(1e-9, r.pg_per_action['session_updates']):.0f} % "
+            f"on the row's own page, HOT); {r.states_per_action:.1f} state messages per applied action, "
             f"{r.state_bytes / max(1, r.states_total):.0f} bytes each"
         )
         errors = ", ".join(f"{what} ×{n}" for what, n in sorted(r.errors.items())) or "none"

@@ -37,6 +37,7 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from games.engines import znajznak
+from games.stored_state import state_restored
 
 POOL_MAX_SIZE = 4  # as Talia's LIVE_DB_POOL_MAX_SIZE default
 
@@ -120,6 +121,7 @@ async def game_of(session_id: int) -> Game | None:
                 "variant": variant,
                 "participants": [{"nickname": n, "player": p, "role": r} for n, p, r in people],
             }
+            state = state_restored(state, setup)  # the row's form (games.stored_state)
             game = Game(session_id, znajznak.state_from_dict(state), version, status, shared)
             _games[session_id] = game
         reading.set_result(game)

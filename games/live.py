@@ -76,6 +76,7 @@ from .database_threads import in_database_thread
 from .engines import engine_for
 from .engines.base import Engine, State
 from .models import ActionRecord, GameSession, NamingRecord, Participant
+from .stored_state import FROM_SETUP, FROM_SETUP_PARTS
 
 logger = logging.getLogger(__name__)
 
@@ -103,20 +104,30 @@ class LiveTable:
     encoded: dict[str, tuple[Any, str]] = field(default_factory=dict)
 
     def state_json(self, state: State) -> str:
-        """``state``'s JSON for the row. A part that is the very object of the last state's
-        (most of the bytes) is encoded once and kept; the others, a few hundred bytes, in
-        one call."""
+        """``state``'s JSON for the row, in the row's form (``games.stored_state``: without
+        the parts the setup holds too, named under ``from_setup``). A part that is the very
+        object of the last state's (most of the bytes: ZnajZnak's deck) is encoded, or found
+        equal to the setup's, once and kept; the others, a few hundred bytes, in one call."""
         data = state.to_dict()
-        kept, rest = [], {}
+        from_setup = FROM_SETUP_PARTS.get(self.session.game, ())
+        kept, rest, shared = [], {}, set()
         for key, value in data.items():
-            if value is self.parts.get(key) and isinstance(value, (list, dict)) and value:
+            large = isinstance(value, (list, dict)) and value
+            if large and (key in from_setup or value is self.parts.get(key)):
                 known = self.encoded.get(key)
                 if known is None or known[0] is not value:
-                    known = self.encoded[key] = (value, f"{json.dumps(key)}: {json.dumps(value)}")
-                kept.append(known[1])
+                    same = key in from_setup and self.session.setup.get(key) == value
+                    text = "" if same else f"{json.dumps(key)}: {json.dumps(value)}"
+                    known = self.encoded[key] = (value, text)
+                if known[1]:
+                    kept.append(known[1])
+                else:
+                    shared.add(key)
             else:
                 rest[key] = value
         self.parts = data
+        if shared:
+            rest[FROM_SETUP] = [key for key in from_setup if key in shared]
         changed = json.dumps(rest)[1:-1]
         return "{" + ", ".join([*kept, changed] if changed else kept) + "}"
 

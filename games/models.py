@@ -19,6 +19,7 @@ from django.utils.translation import pgettext_lazy
 from content.models import BuildJob, KnowledgeBoard
 from games.engines import GAMES
 from games.engines.znajznak import MAX_CARDS_PER_PLAYER, MIN_CARDS_PER_PLAYER
+from games.stored_state import GameStateField
 
 
 class JoinCode(models.Model):
@@ -107,7 +108,8 @@ class GameSession(models.Model):
     kind = models.CharField(_("kind"), max_length=12, choices=Kind.choices, default=Kind.GAME, editable=False)
     setup = models.JSONField(_("setup"), default=dict, blank=True)
     seed = models.BigIntegerField(_("seed"))
-    state = models.JSONField(_("state"), null=True, blank=True)
+    # Stored without the parts the setup holds too (ZnajZnak's deck), read whole (games.stored_state).
+    state = GameStateField(_("state"), null=True, blank=True)
     version = models.PositiveIntegerField(
         _("version"), default=0, help_text=_("How many actions have been applied.")
     )
