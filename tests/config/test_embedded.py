@@ -26,6 +26,7 @@ import pytest
 
 from config import embedded
 from games.engines import znajznak
+from games.stored_state import state_restored
 from tests.config.embedded_run import descendants_left, make_run, manage, migrate
 from tests.games.test_live_fast_path import scripted_move
 from tests.production.websocket import WebSocket
@@ -215,10 +216,13 @@ print(json.dumps({{
 
 
 def _stored_state(var: Path, session_id: int) -> Any:
-    """The duel's state as the embedded database holds it now (read only)."""
+    """The duel's state as the embedded database holds it now (read only; the row's form,
+    ``games.stored_state``, put back together with the setup)."""
     with contextlib.closing(sqlite3.connect(f"file:{var / 'talia.sqlite3'}?mode=ro", uri=True)) as db:
-        (state,) = db.execute("SELECT state FROM games_gamesession WHERE id = ?", [session_id]).fetchone()
-    return znajznak.state_from_dict(json.loads(state))
+        setup, state = db.execute(
+            "SELECT setup, state FROM games_gamesession WHERE id = ?", [session_id]
+        ).fetchone()
+    return znajznak.state_from_dict(state_restored(json.loads(state), json.loads(setup)))
 
 
 #: Moves made while another connection holds SQLite's write lock, and for how long (s): less

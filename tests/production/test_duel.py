@@ -29,6 +29,7 @@ import pytest
 from playwright.sync_api import expect
 
 from games.engines import znajznak
+from games.stored_state import state_restored
 from tests.e2e.browsing import open_page, sign_in_through_form
 from tests.production.conftest import signed_in
 from tests.production.websocket import WebSocket
@@ -50,6 +51,7 @@ def session_row(production: Any, code: str) -> tuple[int, dict[str, Any], dict[s
 
 def common_symbol(production: Any, code: str, player: str) -> tuple[str, str]:
     _id, setup, state, _status = session_row(production, code)
+    state = state_restored(state, setup)  # the row's form (games.stored_state)
     key = znajznak.common_symbol(znajznak.state_from_dict(state), player)
     return key, setup["names"][key]["name"]
 
