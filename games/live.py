@@ -76,7 +76,7 @@ from .database_threads import in_database_thread
 from .engines import engine_for
 from .engines.base import Engine, State
 from .models import ActionRecord, GameSession, NamingRecord, Participant
-from .stored_state import FROM_SETUP, FROM_SETUP_PARTS
+from .stored_state import FROM_SETUP, FROM_SETUP_PARTS, from_setup_listed, held_by_setup
 
 logger = logging.getLogger(__name__)
 
@@ -109,15 +109,15 @@ class LiveTable:
         object of the last state's (most of the bytes: ZnajZnak's deck) is encoded, or found
         equal to the setup's, once and kept; the others, a few hundred bytes, in one call."""
         data = state.to_dict()
-        from_setup = FROM_SETUP_PARTS.get(self.session.game, ())
+        game, setup = self.session.game, self.session.setup
         kept, rest, shared = [], {}, set()
         for key, value in data.items():
             large = isinstance(value, (list, dict)) and value
-            if large and (key in from_setup or value is self.parts.get(key)):
+            if large and (key in FROM_SETUP_PARTS.get(game, ()) or value is self.parts.get(key)):
                 known = self.encoded.get(key)
                 if known is None or known[0] is not value:
-                    same = key in from_setup and self.session.setup.get(key) == value
-                    text = "" if same else f"{json.dumps(key)}: {json.dumps(value)}"
+                    held = held_by_setup(game, key, value, setup)
+                    text = "" if held else f"{json.dumps(key)}: {json.dumps(value)}"
                     known = self.encoded[key] = (value, text)
                 if known[1]:
                     kept.append(known[1])
@@ -127,7 +127,7 @@ class LiveTable:
                 rest[key] = value
         self.parts = data
         if shared:
-            rest[FROM_SETUP] = [key for key in from_setup if key in shared]
+            rest[FROM_SETUP] = from_setup_listed(game, shared)
         changed = json.dumps(rest)[1:-1]
         return "{" + ", ".join([*kept, changed] if changed else kept) + "}"
 

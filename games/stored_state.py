@@ -16,13 +16,21 @@ fast path writes its JSON itself (``games.live.LiveTable.state_json``) in the sa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from django.db import models
 from django.db.models.query_utils import DeferredAttribute
 
-__all__ = ["FROM_SETUP", "FROM_SETUP_PARTS", "GameStateField", "state_restored", "state_stored"]
+__all__ = [
+    "FROM_SETUP",
+    "FROM_SETUP_PARTS",
+    "GameStateField",
+    "from_setup_listed",
+    "held_by_setup",
+    "state_restored",
+    "state_stored",
+]
 
 #: The key under which a stored state lists the parts it left to the setup.
 FROM_SETUP = "from_setup"
@@ -30,13 +38,25 @@ FROM_SETUP = "from_setup"
 FROM_SETUP_PARTS: dict[str, tuple[str, ...]] = {"znajznak": ("cards", "names")}
 
 
+def held_by_setup(game: str, key: str, value: Any, setup: Mapping[str, Any]) -> bool:
+    """Whether the state's part ``key`` (``value``) is left to the setup in the row: a part
+    :data:`FROM_SETUP_PARTS` names for ``game``, equal to the setup's part of that name."""
+    return key in FROM_SETUP_PARTS.get(game, ()) and key in setup and setup[key] == value
+
+
+def from_setup_listed(game: str, shared: Collection[str]) -> list[str]:
+    """The parts left to the setup as the row lists them under :data:`FROM_SETUP`."""
+    return [key for key in FROM_SETUP_PARTS.get(game, ()) if key in shared]
+
+
 def state_stored(game: str, state: Any, setup: Any) -> Any:
-    """``state`` as the row stores it: without each part of :data:`FROM_SETUP_PARTS` that
-    equals the setup's, and those parts named under :data:`FROM_SETUP`; unchanged when none."""
-    parts = FROM_SETUP_PARTS.get(game, ())
-    if not parts or not isinstance(state, Mapping) or not isinstance(setup, Mapping):
+    """``state`` as the row stores it: without each part :func:`held_by_setup`, and those
+    parts named under :data:`FROM_SETUP`; unchanged when none."""
+    if not isinstance(state, Mapping) or not isinstance(setup, Mapping):
         return state
-    shared = [key for key in parts if key in state and key in setup and state[key] == setup[key]]
+    shared = from_setup_listed(
+        game, [key for key, value in state.items() if held_by_setup(game, key, value, setup)]
+    )
     if not shared:
         return state
     stored = {key: value for key, value in state.items() if key not in shared}

@@ -12,6 +12,7 @@ libraries are not Talia's to change.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,7 @@ def _conditional(model: type[Model]) -> set[str]:
     return {item.name for item in declared if getattr(item, "condition", None) is not None}
 
 
-def _redundant(table: str, conditional: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
+def _redundant(table: str, conditional: Collection[str] = ()) -> list[str]:
     """The plain indexes of ``table`` whose columns lead another index (or unique constraint)
     of the table that holds every row (``conditional`` names the others)."""
     with connection.cursor() as cursor:
