@@ -6,6 +6,9 @@ every action, so PostgreSQL parsed, compressed and logged those 8 KB every time,
 row (about 5 KB compressed) was too large for its new version to share a page with the old
 one: every update wrote every index of the row (``bench/README.md``, ``bench_live.py``).
 
+Activity's and Knowledge?'s states carry their setups' cards in the same way (and
+Knowledge?'s its board), written again after every answer and every move.
+
 So the row keeps the state without each part that :data:`FROM_SETUP_PARTS` names for its
 game and that equals the setup's part of the same name, and lists those parts under
 :data:`FROM_SETUP`. :class:`GameStateField` does both ways: it stores the short form and
@@ -34,8 +37,14 @@ __all__ = [
 
 #: The key under which a stored state lists the parts it left to the setup.
 FROM_SETUP = "from_setup"
-#: By game: the state's parts that its setup may hold as well (they never change in play).
-FROM_SETUP_PARTS: dict[str, tuple[str, ...]] = {"znajznak": ("cards", "names")}
+#: By game: the state's parts that its setup may hold as well (they never change in play):
+#: ZnajZnak's deck, Activity's cards (up to 200, six terms each), Knowledge?'s board and
+#: question pool. Know's state repeats nothing large of its setup.
+FROM_SETUP_PARTS: dict[str, tuple[str, ...]] = {
+    "znajznak": ("cards", "names"),
+    "activity": ("cards",),
+    "knowledge": ("board", "cards"),
+}
 
 
 def held_by_setup(game: str, key: str, value: Any, setup: Mapping[str, Any]) -> bool:

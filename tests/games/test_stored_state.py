@@ -1,7 +1,8 @@
 """A session's state is stored without the parts its setup holds too, and read whole.
 
 ``games.stored_state``: a ZnajZnak state carries the deck (cards and names) that the setup
-holds as well; the row keeps the state without them, lists them under ``from_setup``, and
+holds as well, an Activity state its cards, a Knowledge? state its board and question pool;
+the row keeps the state without them, lists them under ``from_setup``, and
 ``session.state`` gives the whole state back.
 """
 
@@ -13,11 +14,16 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from content.models import KnowledgeBoard
 from games import live, services
-from games.engines import znajznak
+from games.engines import activity, knowledge, znajznak
 from games.models import GameSession
+from games.play.knowledge import services as knowledge_services
+from games.play.knowledge.services import KnowledgeOptions
 from games.stored_state import FROM_SETUP, state_restored, state_stored
 from tests.factories import UserFactory
+from tests.games.play.activity_helpers import two_teams
+from tests.games.play.test_knowledge import make_pool
 from tests.games.test_sessions import NAMES, create_session, znajznak_setup
 
 pytestmark = pytest.mark.django_db
@@ -140,3 +146,45 @@ def test_the_relay_baseline_reads_the_short_form(teacher):
     session = started(teacher)
     restored = state_restored(stored_json(session), session.setup)
     assert znajznak.state_from_dict(restored) == znajznak.state_from_dict(session.state)
+
+
+# --- the other games ---------------------------------------------------------------------------
+
+
+def test_an_activity_game_leaves_its_cards_to_the_setup_before_and_after_a_turn(teacher):
+    game = two_teams(teacher)
+    session = GameSession.objects.get(pk=game.session.pk)
+
+    row = stored_json(session)
+    assert row[FROM_SETUP] == ["cards"] and "cards" not in row
+    assert len(json.dumps(row)) < len(json.dumps(session.state)) / 2
+    assert session.state["cards"] == session.setup["cards"]
+    before = activity.state_from_dict(session.state)
+    player, action = next(
+        (p.player_id, legal[0])
+        for p in session.participants.exclude(player_id="")
+        if (legal := activity.legal_actions(before, p.player_id))
+    )
+
+    services.session_apply_action(session_id=session.pk, player_id=player, action=action)
+
+    session.refresh_from_db()
+    assert session.version == 1 and stored_json(session)[FROM_SETUP] == ["cards"]
+    assert activity.state_from_dict(session.state).cards == before.cards
+
+
+def test_a_knowledge_game_leaves_its_board_and_pool_to_the_setup(teacher):
+    make_pool(teacher, 12)
+    board = KnowledgeBoard.objects.get(name="Talia default board")
+    session = knowledge_services.knowledge_session_create(
+        facilitator=teacher, options=KnowledgeOptions(board_id=board.pk)
+    )
+    services.session_join(session=session, user=UserFactory())
+    services.session_start(session=session, by=teacher)
+    session = GameSession.objects.get(pk=session.pk)
+
+    row = stored_json(session)
+    assert row[FROM_SETUP] == ["board", "cards"] and "cards" not in row and "board" not in row
+    state = knowledge.state_from_dict(session.state)
+    assert [card.to_dict() for card in state.cards] == session.setup["cards"]
+    assert state.board.to_dict() == session.setup["board"]
