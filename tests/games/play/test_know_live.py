@@ -4,6 +4,7 @@ Team ID or an answer and another team (issue: Know in class, "Anonymity is a fea
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -97,10 +98,13 @@ def test_anonymity_every_websocket_message_of_a_full_round_links_nothing_for_non
             assert accepted, name
             received[name].append(await communicator.receive_json_from(timeout=TIMEOUT))
 
+        async def drain_one(name: str, communicator: WebsocketCommunicator) -> None:
+            while not await communicator.receive_nothing(timeout=0.15):
+                received[name].append(await communicator.receive_json_from(timeout=TIMEOUT))
+
         async def drain() -> None:
-            for name, communicator in sockets.items():
-                while not await communicator.receive_nothing(timeout=0.15):
-                    received[name].append(await communicator.receive_json_from(timeout=TIMEOUT))
+            # Every socket until it has been silent for 0.15 s, all at once.
+            await asyncio.gather(*(drain_one(name, c) for name, c in sockets.items()))
 
         async def act(name: str, action: dict[str, Any]) -> None:
             await sockets[name].send_json_to({"type": "action", "action": action})
