@@ -7,7 +7,8 @@ row (about 5 KB compressed) was too large for its new version to share a page wi
 one: every update wrote every index of the row (``bench/README.md``, ``bench_live.py``).
 
 Activity's and Knowledge?'s states carry their setups' cards in the same way (and
-Knowledge?'s its board), written again after every answer and every move.
+Knowledge?'s its board), and a live quiz's state its items, written again after every
+answer and every move.
 
 So the row keeps the state without each part that :data:`FROM_SETUP_PARTS` names for its
 game and that equals the setup's part of the same name, and lists those parts under
@@ -39,11 +40,13 @@ __all__ = [
 FROM_SETUP = "from_setup"
 #: By game: the state's parts that its setup may hold as well (they never change in play):
 #: ZnajZnak's deck, Activity's cards (up to 200, six terms each), Knowledge?'s board and
-#: question pool. Know's state repeats nothing large of its setup.
+#: question pool, a live quiz's items (with their keys). Know's state repeats nothing large
+#: of its setup.
 FROM_SETUP_PARTS: dict[str, tuple[str, ...]] = {
     "znajznak": ("cards", "names"),
     "activity": ("cards",),
     "knowledge": ("board", "cards"),
+    "quiz_live": ("items",),
 }
 
 

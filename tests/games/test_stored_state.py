@@ -1,7 +1,8 @@
 """A session's state is stored without the parts its setup holds too, and read whole.
 
 ``games.stored_state``: a ZnajZnak state carries the deck (cards and names) that the setup
-holds as well, an Activity state its cards, a Knowledge? state its board and question pool;
+holds as well, an Activity state its cards, a Knowledge? state its board and question pool, a live
+quiz's state its items;
 the row keeps the state without them, lists them under ``from_setup``, and
 ``session.state`` gives the whole state back.
 """
@@ -16,7 +17,7 @@ from django.db import connection
 
 from content.models import KnowledgeBoard
 from games import live, services
-from games.engines import activity, knowledge, znajznak
+from games.engines import activity, knowledge, quiz_live, znajznak
 from games.models import GameSession
 from games.play.knowledge import services as knowledge_services
 from games.play.knowledge.services import KnowledgeOptions
@@ -24,6 +25,7 @@ from games.stored_state import FROM_SETUP, state_restored, state_stored
 from tests.factories import UserFactory
 from tests.games.play.activity_helpers import two_teams
 from tests.games.play.test_knowledge import make_pool
+from tests.games.play.test_quiz_live_play import start_live
 from tests.games.test_sessions import NAMES, create_session, znajznak_setup
 
 pytestmark = pytest.mark.django_db
@@ -188,3 +190,21 @@ def test_a_knowledge_game_leaves_its_board_and_pool_to_the_setup(teacher):
     state = knowledge.state_from_dict(session.state)
     assert [card.to_dict() for card in state.cards] == session.setup["cards"]
     assert state.board.to_dict() == session.setup["board"]
+
+
+def test_a_live_quiz_leaves_its_items_to_the_setup_before_and_after_a_question_opens():
+    live = start_live(students=2, team_count=0)
+    session = GameSession.objects.get(pk=live.session.pk)
+    items = quiz_live.state_from_dict(session.state).items
+
+    row = stored_json(session)
+    assert row[FROM_SETUP] == ["items"] and "items" not in row
+    assert session.state["items"] == session.setup["items"]
+
+    services.session_apply_action(
+        session_id=session.pk, player_id=None, action={"type": "open_question", "at": 1.0}
+    )
+
+    session.refresh_from_db()
+    assert session.version == 1 and stored_json(session)[FROM_SETUP] == ["items"]
+    assert quiz_live.state_from_dict(session.state).items == items
