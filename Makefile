@@ -37,9 +37,12 @@ setup: install var/static/staticfiles.json
 run: setup
 	@exec $(BIN)/python -m config.embedded --host $(HOST) --port $(PORT)
 
+# pytest keeps its rewritten test modules (the asserts it explains) as bytecode in __pycache__,
+# unless PYTHONDONTWRITEBYTECODE is set, as container images often do: then every worker
+# rewrites all of them again, each run. Empty, Python reads it as unset (README, "Tests").
 test: install
 	$(BIN)/python -m playwright --version >/dev/null
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # The pictures of each game on a phone and a projector in docs/images/ (docs/screenshots/):
 # played in chromium like the browser tests, but not a test, so `make test` never runs it.
