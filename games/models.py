@@ -108,7 +108,8 @@ class GameSession(models.Model):
     kind = models.CharField(_("kind"), max_length=12, choices=Kind.choices, default=Kind.GAME, editable=False)
     setup = models.JSONField(_("setup"), default=dict, blank=True)
     seed = models.BigIntegerField(_("seed"))
-    # Stored without the parts the setup holds too (ZnajZnak's deck), read whole (games.stored_state).
+    # Stored without the parts the setup holds too (a deck, cards, a board, items), read whole
+    # (games.stored_state: FROM_SETUP_PARTS names them by game).
     state = GameStateField(_("state"), null=True, blank=True)
     version = models.PositiveIntegerField(
         _("version"), default=0, help_text=_("How many actions have been applied.")
