@@ -67,7 +67,7 @@ __all__ = [
     "total_pair_symbols",
 ]
 
-#: Proposed swaps of the annealing (about a second for 132 cards of order 11).
+#: Proposed swaps of the annealing (0.9 CPU s for 132 cards of order 11 on a fast 2-core machine).
 DEFAULT_ITERATIONS = 600_000
 
 
@@ -226,14 +226,21 @@ def split_into_sets(
     if k > 1 and n > 1 and waste > 0:
         exp = math.exp
         rand = rng.random
-        pick = rng.randrange
+        # ``rng.randrange(n)`` without its three calls: the same draws from the same bits
+        # (``random.Random._randbelow_with_getrandbits``), so a seed splits as it did.
+        bits = rng.getrandbits
+        width = n.bit_length()
         t_start, t_end = 1.0, 0.15
         ratio = (t_end / t_start) ** (1 / max(iterations, 1))
         temp = t_start
         for _ in range(iterations):
             temp *= ratio
-            a = pick(n)
-            b = pick(n)
+            a = bits(width)
+            while a >= n:
+                a = bits(width)
+            b = bits(width)
+            while b >= n:
+                b = bits(width)
             ga = where[a]
             gb = where[b]
             if ga == gb:
